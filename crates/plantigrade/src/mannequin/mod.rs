@@ -1,0 +1,56 @@
+//! The built-in mannequin (ANIM-5): a UE-style humanoid skeleton and a procedurally authored
+//! clip set, so the library runs with no assets.
+//!
+//! The skeleton stands on model-space y = 0, faces +Z, its left is +X, and every rest
+//! rotation is the identity (bones are placed by translation only), which keeps procedural
+//! authoring in model space simple.
+
+mod clips;
+mod skeleton;
+
+pub use clips::clip_names;
+pub use skeleton::skeleton;
+
+use crate::bone_map::HumanoidMap;
+use crate::clip::Clip;
+use crate::skeleton::Skeleton;
+
+/// The mannequin: skeleton, its bone map and every built-in clip.
+#[derive(Clone, Debug)]
+pub struct Mannequin {
+    pub skeleton: Skeleton,
+    pub bones: HumanoidMap,
+    pub clips: Vec<Clip>,
+}
+
+impl Mannequin {
+    /// Builds the skeleton and authors every clip (a few milliseconds).
+    pub fn new() -> Self {
+        let skeleton = skeleton();
+        let bones = HumanoidMap::detect(&skeleton);
+        let clips = clips::build_all(&skeleton, &bones);
+        Self {
+            skeleton,
+            bones,
+            clips,
+        }
+    }
+
+    /// The clip with exactly this name.
+    pub fn clip(&self, name: &str) -> Option<&Clip> {
+        self.clips.iter().find(|c| c.name() == name)
+    }
+
+    /// Clips authored for a ground speed (walks, runs, sprint, crouch walks), in clip order.
+    pub fn gait_clips(&self) -> impl Iterator<Item = &Clip> {
+        self.clips
+            .iter()
+            .filter(|c| c.authored_speed_m_s().is_some_and(|s| s > 0.0))
+    }
+}
+
+impl Default for Mannequin {
+    fn default() -> Self {
+        Self::new()
+    }
+}
