@@ -16,6 +16,7 @@
 
 pub mod bone_map;
 pub mod clip;
+pub mod clip_analysis;
 pub mod mannequin;
 pub mod pose;
 pub mod skeleton;
