@@ -248,8 +248,8 @@ impl<T: TrackValue> Track<T> {
     pub fn sample(&self, time_s: f32) -> T {
         let times = &self.times_s;
         let last = times.len() - 1;
-        // `time_s` may be NaN: both comparisons fail and the first key is held.
-        if last == 0 || !(time_s > times[0]) {
+        // A NaN time holds the first key.
+        if last == 0 || time_s.is_nan() || time_s <= times[0] {
             return self.key_value(0);
         }
         if time_s >= times[last] {

@@ -17,6 +17,7 @@
 pub mod bone_map;
 pub mod clip;
 pub mod clip_analysis;
+pub mod graph;
 pub mod mannequin;
 pub mod pose;
 pub mod skeleton;

@@ -331,11 +331,10 @@ pub fn local_to_model(
     check_len(skeleton.num_joints(), local.num_joints())?;
     check_len(skeleton.num_joints(), out.num_joints())?;
     let parents = skeleton.parents();
-    for joint in 0..parents.len() {
-        let t = &local.local[joint];
+    for (joint, (t, parent)) in local.local.iter().zip(parents).enumerate() {
         let local_affine =
             Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
-        out.joints_model[joint] = match parents[joint] {
+        out.joints_model[joint] = match *parent {
             Some(parent) => out.joints_model[parent] * local_affine,
             None => local_affine,
         };
