@@ -27,6 +27,11 @@ pub trait TrackValue: Copy + std::fmt::Debug {
     fn is_finite_value(&self) -> bool;
     /// The value times a scalar (tangents are scaled by the key interval).
     fn scaled(self, factor: f32) -> Self;
+    /// A key value made canonical (rotations normalised), or `None` when it cannot be
+    /// (a zero-length rotation).
+    fn canonical_key(self) -> Option<Self> {
+        Some(self)
+    }
 }
 
 #[inline]
@@ -95,6 +100,10 @@ impl TrackValue for Quat {
         // glTF: the spline is evaluated per component, then normalised.
         Quat::from_vec4(v).normalize()
     }
+    fn canonical_key(self) -> Option<Self> {
+        let len_sq = self.length_squared();
+        (len_sq > 1e-12).then(|| self * len_sq.sqrt().recip())
+    }
     fn is_finite_value(&self) -> bool {
         self.is_finite()
     }
@@ -128,6 +137,8 @@ pub enum ClipError {
     },
     #[error("value {index} is not finite")]
     NonFiniteValue { index: usize },
+    #[error("value {index} is a zero-length rotation")]
+    DegenerateValue { index: usize },
     #[error("clip duration {0} s is not finite or is negative")]
     BadDuration(f32),
     #[error("clip '{clip}' has tracks for {tracks} joints but the skeleton has {joints}")]
@@ -194,6 +205,15 @@ impl<T: TrackValue> Track<T> {
         }
         if let Some(index) = values.iter().position(|v| !v.is_finite_value()) {
             return Err(ClipError::NonFiniteValue { index });
+        }
+        // Key values (not cubic tangents) must be canonical: unit rotations.
+        let mut values = values;
+        let stride = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
+        let first = if interpolation == Interpolation::CubicSpline { 1 } else { 0 };
+        for index in (first..values.len()).step_by(stride) {
+            values[index] = values[index]
+                .canonical_key()
+                .ok_or(ClipError::DegenerateValue { index })?;
         }
         Ok(Self {
             interpolation,
@@ -343,7 +363,7 @@ pub struct Clip {
 
 impl Clip {
     /// A clip over `joints.len()` joints (one entry per skeleton joint, in order). When
-    /// `duration_s` is `None` it is the time of the last key of any track or curve.
+    /// `duration_s` is `None` it is the time of the last key of any joint track.
     pub fn new(
         name: impl Into<String>,
         duration_s: Option<f32>,
@@ -626,6 +646,14 @@ mod tests {
             Track::new(Interpolation::Linear, vec![0.0], vec![f32::INFINITY]),
             Err(ClipError::NonFiniteValue { index: 0 })
         ));
+        let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+        assert_eq!(
+            Track::new(Interpolation::Step, vec![0.0], vec![zero]),
+            Err(ClipError::DegenerateValue { index: 0 })
+        );
+        // Non-unit rotation keys are normalised.
+        let t = Track::new(Interpolation::Linear, vec![0.0], vec![Quat::IDENTITY * 2.0]).unwrap();
+        assert_eq!(t.sample(0.0), Quat::IDENTITY);
     }
 
     #[test]

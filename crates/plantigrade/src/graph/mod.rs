@@ -8,10 +8,20 @@
 //!   without allocation.
 //! - [`blend_space`] (GRAPH-2): [`BlendSpace1D`] and Delaunay-based [`BlendSpace2D`]
 //!   weights, [`SyncGroup`] phase sync and [`SpeedScaling`] playback rates.
+//! - [`def`] (GRAPH-6): the RON data model; [`asset`] compiles it against a skeleton and
+//!   clips into a shareable [`GraphAsset`], with errors naming line, column and problem.
+//! - [`instance`]: one character's [`GraphInstance`]: state machines with crossfades
+//!   (GRAPH-3), overlay layers (GRAPH-4), root motion (GRAPH-5, [`root_motion`]), events
+//!   (GRAPH-7, [`events`]) and pause (GRAPH-8).
 
+pub mod asset;
 pub mod blend_space;
+pub mod def;
+pub mod events;
 pub mod expr;
+pub mod instance;
 pub mod params;
+pub mod root_motion;
 
 pub use blend_space::{
     clip_playback_rate, shared_cycle_duration_s, weighted_average, BlendSpace1D, BlendSpace2D,
@@ -21,3 +31,11 @@ pub use expr::{Expr, ExprError, ValueType};
 pub use params::{
     names, BoolParam, FloatParam, ParamError, ParamId, ParamKind, ParamSet, Vec2Param,
 };
+pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
+pub use def::{BlendCurve, GraphDef, RootAxis, RootMotionDef};
+pub use events::{EventNameId, GraphEvent, MachineId, StateId};
+pub use instance::{GraphError, GraphInstance};
+pub use root_motion::RootMotionDelta;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,660 @@
+//! One character's graph state (GRAPH-3..8): node times and phases, state machines with
+//! crossfades, layer weights, events and root motion. `tick` advances and evaluates into a
+//! caller-owned pose without allocating.
+
+use std::sync::Arc;
+
+use glam::Vec2;
+
+use super::asset::{BlendOptions, BlendSpace, GraphAsset, Node, NodeId};
+use super::blend_space::{SparseWeights, SpeedScaling};
+use super::def::BlendCurve;
+use super::events::{for_each_event_in_span, EventNameId, GraphEvent, MachineId, StateId, TimeSpan};
+use super::params::ParamSet;
+use super::root_motion::{clip_root_delta, strip_root_motion, RootMotionDelta};
+use crate::clip::Clip;
+use crate::pose::{blend, blend_layer, Pose, PoseError};
+
+/// Per-node playback state.
+#[derive(Clone, Debug, Default)]
+struct NodeState {
+    /// Clip node: clip-local time. Unsynced blend: elapsed time (clips wrap it).
+    time_s: f32,
+    /// Synced blend: shared normalized phase.
+    phase: f32,
+    /// Span covered by the last update (clip node: clip time; synced blend: phase).
+    last_start: f32,
+    last_advance: f32,
+    /// Reset and not advanced yet: events at the very start fire once.
+    fresh: bool,
+    /// Smoothed blend-space position.
+    query: Vec2,
+    /// Clips and weights of the last update, merged by clip (at most three).
+    clip_weights: [(usize, f32); 3],
+    num_clips: usize,
+    /// Synced blend: shared cycle length of the last update (seconds).
+    shared_duration_s: f32,
+}
+
+/// Where a crossfade comes from.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum FadeSource {
+    /// A state still playing (the first transition).
+    State(StateId),
+    /// The frozen pose shown when a transition was interrupted.
+    Snapshot,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Crossfade {
+    source: FadeSource,
+    elapsed_s: f32,
+    duration_s: f32,
+    curve: BlendCurve,
+}
+
+impl Crossfade {
+    fn target_weight(&self) -> f32 {
+        if self.duration_s <= 0.0 {
+            1.0
+        } else {
+            self.curve.weight(self.elapsed_s / self.duration_s)
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct MachineState {
+    current: StateId,
+    fade: Option<Crossfade>,
+    /// The last blended output while a crossfade runs (becomes the snapshot on interrupt).
+    last_output: Pose,
+    snapshot: Pose,
+    pending_travel: Option<(StateId, f32)>,
+    time_in_state_s: f32,
+}
+
+/// Why a tick could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum GraphError {
+    #[error(transparent)]
+    Pose(#[from] PoseError),
+    #[error(transparent)]
+    Clip(#[from] crate::clip::ClipError),
+}
+
+/// One character's instance of a [`GraphAsset`].
+#[derive(Clone, Debug)]
+pub struct GraphInstance {
+    asset: Arc<GraphAsset>,
+    params: ParamSet,
+    nodes: Vec<NodeState>,
+    machines: Vec<MachineState>,
+    layer_weights: Vec<f32>,
+    scratch: Vec<Pose>,
+    events: Vec<GraphEvent>,
+    root_motion: RootMotionDelta,
+    paused: bool,
+    started: bool,
+}
+
+/// Events reserved up front so ordinary ticks never grow the list.
+const EVENT_CAPACITY: usize = 64;
+
+impl GraphInstance {
+    pub fn new(asset: Arc<GraphAsset>) -> Self {
+        let rest = Pose::rest(&asset.skeleton);
+        let machines = asset
+            .machines
+            .iter()
+            .map(|m| MachineState {
+                current: m.initial,
+                fade: None,
+                last_output: rest.clone(),
+                snapshot: rest.clone(),
+                pending_travel: None,
+                time_in_state_s: 0.0,
+            })
+            .collect();
+        let nodes = vec![
+            NodeState {
+                fresh: true,
+                ..Default::default()
+            };
+            asset.nodes.len()
+        ];
+        Self {
+            params: asset.params.clone(),
+            nodes,
+            machines,
+            layer_weights: vec![0.0; asset.layers.len()],
+            scratch: vec![rest; asset.scratch_poses.max(1)],
+            events: Vec::with_capacity(EVENT_CAPACITY),
+            root_motion: RootMotionDelta::ZERO,
+            paused: false,
+            started: false,
+            asset,
+        }
+    }
+
+    pub fn asset(&self) -> &Arc<GraphAsset> {
+        &self.asset
+    }
+
+    /// Parameter values (handles from `asset().params()` work here).
+    pub fn params(&self) -> &ParamSet {
+        &self.params
+    }
+
+    pub fn params_mut(&mut self) -> &mut ParamSet {
+        &mut self.params
+    }
+
+    /// Events of the last tick.
+    pub fn events(&self) -> &[GraphEvent] {
+        &self.events
+    }
+
+    /// Root motion of the last tick, filtered by the graph's root-motion axes.
+    pub fn root_motion(&self) -> RootMotionDelta {
+        self.root_motion
+    }
+
+    /// The state a machine is in (the target while a crossfade runs).
+    pub fn current_state(&self, machine: MachineId) -> Option<StateId> {
+        self.machines.get(machine.0 as usize).map(|m| m.current)
+    }
+
+    /// Seconds since the machine entered its current state.
+    pub fn time_in_state_s(&self, machine: MachineId) -> f32 {
+        self.machines.get(machine.0 as usize).map_or(0.0, |m| m.time_in_state_s)
+    }
+
+    /// Weight of the current state in a running crossfade (1 when none runs).
+    pub fn crossfade_weight(&self, machine: MachineId) -> f32 {
+        self.machines
+            .get(machine.0 as usize)
+            .and_then(|m| m.fade)
+            .map_or(1.0, |f| f.target_weight())
+    }
+
+    /// Smoothed weight of an overlay layer after the last tick.
+    pub fn layer_weight(&self, layer: usize) -> f32 {
+        self.layer_weights.get(layer).copied().unwrap_or(0.0)
+    }
+
+    /// Forces a transition to `state` with a crossfade of `duration_s`, on the next tick,
+    /// ahead of any condition.
+    pub fn travel(&mut self, machine: MachineId, state: StateId, duration_s: f32) {
+        let valid = self
+            .asset
+            .machines
+            .get(machine.0 as usize)
+            .is_some_and(|m| (state.0 as usize) < m.states.len());
+        if let (true, Some(m)) = (valid, self.machines.get_mut(machine.0 as usize)) {
+            let duration_s = if duration_s.is_finite() { duration_s.max(0.0) } else { 0.0 };
+            m.pending_travel = Some((state, duration_s));
+        }
+    }
+
+    /// Freezes (`true`) or resumes the graph: while paused, time does not advance, no event
+    /// fires and root motion is zero; the pose holds.
+    pub fn set_paused(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Advances the graph by `dt_s` (non-finite or negative counts as 0) and writes the
+    /// pose into `out` (one transform per skeleton joint).
+    pub fn tick(&mut self, dt_s: f32, out: &mut Pose) -> Result<(), GraphError> {
+        let expected = self.asset.skeleton.num_joints();
+        if out.num_joints() != expected {
+            return Err(PoseError::JointCount { expected, got: out.num_joints() }.into());
+        }
+        let dt_s = if dt_s.is_finite() && dt_s > 0.0 { dt_s } else { 0.0 };
+        self.events.clear();
+        self.root_motion = RootMotionDelta::ZERO;
+        let asset = Arc::clone(&self.asset);
+        if !self.started {
+            self.started = true;
+            for (i, m) in asset.machines.iter().enumerate() {
+                if is_active_machine(&asset, &self.machines, asset.base, MachineId(i as u16)) {
+                    self.events.push(GraphEvent::StateEntered { machine: MachineId(i as u16), state: m.initial });
+                }
+            }
+        }
+        if !self.paused {
+            let mut ctx = Update {
+                asset: &asset,
+                params: &self.params,
+                nodes: &mut self.nodes,
+                machines: &mut self.machines,
+                events: &mut self.events,
+            };
+            let delta = ctx.update(asset.base, dt_s, true);
+            for (i, layer) in asset.layers.iter().enumerate() {
+                ctx.update(layer.node, dt_s, false);
+                let target = (layer.weight_param.map_or(1.0, |p| p.get(&self.params)) * layer.weight).clamp(0.0, 1.0);
+                self.layer_weights[i] = approach(self.layer_weights[i], target, layer.weight_smoothing_s, layer.weight_smoothing_s, dt_s);
+            }
+            if delta.is_finite() {
+                self.root_motion = delta.filtered(&asset.root_motion);
+            }
+        }
+        let mut eval = Evaluate { asset: &asset, nodes: &self.nodes, machines: &mut self.machines };
+        eval.evaluate(asset.base, out, &mut self.scratch)?;
+        for (i, layer) in asset.layers.iter().enumerate() {
+            let weight = self.layer_weights[i];
+            if weight <= 0.0 {
+                continue;
+            }
+            let (layer_pose, rest_scratch) = self.scratch.split_at_mut(1);
+            eval.evaluate(layer.node, &mut layer_pose[0], rest_scratch)?;
+            blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
+        }
+        let root = asset.root_joint;
+        strip_root_motion(out, root, &asset.skeleton.rest_local()[root], &asset.root_motion);
+        Ok(())
+    }
+}
+
+/// Exponential approach to `target` that settles within 5 % after `up_s` (rising) or
+/// `down_s` (falling) seconds; 0 s snaps. Frame-rate independent.
+fn approach(current: f32, target: f32, up_s: f32, down_s: f32, dt_s: f32) -> f32 {
+    let settle_s = if target > current { up_s } else { down_s };
+    if settle_s <= 0.0 || !current.is_finite() {
+        return target;
+    }
+    // e^(−k·settle) = 0.05 ⇒ k = ln 20 / settle.
+    let k = 20f32.ln() / settle_s;
+    current + (target - current) * (1.0 - (-k * dt_s).exp())
+}
+
+fn wrap_into(value: f32, (lo, hi): (f32, f32)) -> f32 {
+    lo + (value - lo).rem_euclid(hi - lo)
+}
+
+/// Whether `machine` is reachable through active states from `node`.
+fn is_active_machine(asset: &GraphAsset, machines: &[MachineState], node: NodeId, machine: MachineId) -> bool {
+    match &asset.nodes[node] {
+        Node::Machine(m) if *m == machine => true,
+        Node::Machine(m) => {
+            let current = machines[m.0 as usize].current;
+            let state_node = asset.machines[m.0 as usize].states[current.0 as usize].1;
+            is_active_machine(asset, machines, state_node, machine)
+        }
+        _ => false,
+    }
+}
+
+struct Update<'a> {
+    asset: &'a GraphAsset,
+    params: &'a ParamSet,
+    nodes: &'a mut [NodeState],
+    machines: &'a mut [MachineState],
+    events: &'a mut Vec<GraphEvent>,
+}
+
+impl Update<'_> {
+    fn root_delta(&self, clip: usize, span: TimeSpan) -> RootMotionDelta {
+        let asset = self.asset;
+        let root = asset.root_joint;
+        clip_root_delta(&asset.clips[clip], root, &asset.skeleton.rest_local()[root], span)
+    }
+
+    fn emit_clip_events(&mut self, clip: usize, span: TimeSpan) {
+        let asset = self.asset;
+        let names = &asset.clip_event_names[clip];
+        let events = &mut *self.events;
+        for_each_event_in_span(&asset.clips[clip], span, |i| {
+            events.push(GraphEvent::Clip { name: names[i], clip: clip as u32 });
+        });
+    }
+
+    /// Advances `node` by `dt_s`; emits clip events when `emit`; returns its root motion.
+    fn update(&mut self, node: NodeId, dt_s: f32, emit: bool) -> RootMotionDelta {
+        let asset = self.asset;
+        match &asset.nodes[node] {
+            Node::Clip { clip, rate } => {
+                let clip_index = *clip;
+                let clip = &asset.clips[clip_index];
+                let st = &mut self.nodes[node];
+                let span = TimeSpan { start_s: st.time_s, advance_s: dt_s * rate, inclusive_start: st.fresh };
+                st.last_start = span.start_s;
+                st.last_advance = span.advance_s;
+                st.fresh = false;
+                st.time_s = clip.local_time_s(st.time_s + span.advance_s);
+                if emit {
+                    self.emit_clip_events(clip_index, span);
+                }
+                self.root_delta(clip_index, span)
+            }
+            Node::Blend { x, y, space, clips, options } => {
+                let target = Vec2::new(self.params.get_float(*x), y.map_or(0.0, |y| self.params.get_float(y)));
+                let st = &mut self.nodes[node];
+                st.query = if st.fresh { target } else { smooth_query(st.query, target, options, dt_s) };
+                let sparse = match space {
+                    BlendSpace::One(s) => s.sample_weights_sparse(st.query.x),
+                    BlendSpace::Two(s) => s.sample_weights_sparse(st.query),
+                };
+                merge_by_clip(&sparse, clips, st);
+                let rate = self.playback_rate(node, options);
+                let st = &mut self.nodes[node];
+                let weighted = &st.clip_weights[..st.num_clips];
+                let all_one_shot = weighted.iter().all(|&(c, _)| !asset.clips[c].is_looping());
+                let shared = weighted
+                    .iter()
+                    .map(|&(c, w)| w * asset.clips[c].duration_s())
+                    .sum::<f32>();
+                st.shared_duration_s = shared;
+                let inclusive = st.fresh;
+                st.fresh = false;
+                let mut spans = [TimeSpan::default(); 3];
+                if options.sync && shared > 0.0 {
+                    let advance = dt_s * rate / shared;
+                    st.last_start = st.phase;
+                    st.last_advance = advance;
+                    let next = st.phase + advance;
+                    st.phase = if all_one_shot { next.min(1.0) } else { next - next.floor() };
+                    for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
+                        let d = asset.clips[c].duration_s();
+                        *span = TimeSpan { start_s: st.last_start * d, advance_s: advance * d, inclusive_start: inclusive };
+                    }
+                } else {
+                    st.last_start = st.time_s;
+                    st.last_advance = dt_s * rate;
+                    st.time_s += dt_s * rate;
+                    for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
+                        let clip = &asset.clips[c];
+                        *span = TimeSpan { start_s: clip.local_time_s(st.last_start), advance_s: st.last_advance, inclusive_start: inclusive };
+                    }
+                }
+                let weighted: [(usize, f32); 3] = st.clip_weights;
+                let n = st.num_clips;
+                let mut delta = RootMotionDelta::ZERO;
+                for i in 0..n {
+                    delta = delta.add(self.root_delta(weighted[i].0, spans[i]).scaled(weighted[i].1));
+                }
+                if emit {
+                    // Only the dominant clip speaks, so a blend never doubles footsteps.
+                    if let Some(i) = (0..n).max_by(|&a, &b| weighted[a].1.total_cmp(&weighted[b].1)) {
+                        self.emit_clip_events(weighted[i].0, spans[i]);
+                    }
+                }
+                delta
+            }
+            Node::Machine(machine) => self.update_machine(*machine, dt_s, emit),
+        }
+    }
+
+    fn playback_rate(&self, node: NodeId, options: &BlendOptions) -> f32 {
+        let asset = self.asset;
+        let Some(param) = options.match_speed else {
+            return 1.0;
+        };
+        let st = &self.nodes[node];
+        let authored: f32 = st.clip_weights[..st.num_clips]
+            .iter()
+            .map(|&(c, w)| w * asset.clips[c].authored_speed_m_s().unwrap_or(0.0))
+            .sum();
+        let scaling = SpeedScaling { min_rate: options.rate_range.0, max_rate: options.rate_range.1, ..Default::default() };
+        scaling.rate(self.params.get_float(param), authored)
+    }
+
+    fn update_machine(&mut self, machine: MachineId, dt_s: f32, emit: bool) -> RootMotionDelta {
+        let asset = self.asset;
+        let m = machine.0 as usize;
+        let def = &asset.machines[m];
+        let current = self.machines[m].current;
+        let current_node = def.states[current.0 as usize].1;
+        self.machines[m].time_in_state_s += dt_s;
+
+        let mut delta;
+        match self.machines[m].fade {
+            Some(mut fade) => {
+                fade.elapsed_s += dt_s;
+                let w = fade.target_weight();
+                delta = self.update(current_node, dt_s, emit && w >= 0.5).scaled(w);
+                if let FadeSource::State(source) = fade.source {
+                    let source_node = def.states[source.0 as usize].1;
+                    delta = delta.add(self.update(source_node, dt_s, emit && w < 0.5).scaled(1.0 - w));
+                }
+                if fade.elapsed_s >= fade.duration_s {
+                    self.machines[m].fade = None;
+                    self.events.push(GraphEvent::TransitionFinished { machine, to: current });
+                } else {
+                    self.machines[m].fade = Some(fade);
+                }
+            }
+            None => delta = self.update(current_node, dt_s, emit),
+        }
+
+        if let Some((to, duration_s)) = self.machines[m].pending_travel.take() {
+            if to != current {
+                self.start_transition(machine, to, duration_s, BlendCurve::EaseInOut);
+            }
+            return delta;
+        }
+        for t in &def.transitions {
+            if t.to == current || t.from.is_some_and(|f| f != current) {
+                continue;
+            }
+            let at_end_ok = !t.at_end || self.remaining_s(current_node) <= t.duration_s.max(1e-4);
+            let marker_ok = t.at_marker.is_none_or(|marker| self.crossed(current_node, marker));
+            let condition_ok = t.condition.as_ref().is_none_or(|c| c.eval(self.params));
+            if at_end_ok && marker_ok && condition_ok {
+                self.start_transition(machine, t.to, t.duration_s, t.curve);
+                break;
+            }
+        }
+        delta
+    }
+
+    fn start_transition(&mut self, machine: MachineId, to: StateId, duration_s: f32, curve: BlendCurve) {
+        let asset = self.asset;
+        let m = machine.0 as usize;
+        let state = &mut self.machines[m];
+        let from = state.current;
+        let source = if state.fade.is_some() {
+            // Interrupted: fade from exactly what was shown last tick.
+            std::mem::swap(&mut state.snapshot, &mut state.last_output);
+            FadeSource::Snapshot
+        } else {
+            FadeSource::State(from)
+        };
+        state.fade = Some(Crossfade { source, elapsed_s: 0.0, duration_s, curve });
+        state.current = to;
+        state.time_in_state_s = 0.0;
+        self.events.push(GraphEvent::TransitionStarted { machine, from, to, duration_s });
+        self.events.push(GraphEvent::StateLeft { machine, state: from });
+        self.events.push(GraphEvent::StateEntered { machine, state: to });
+        let to_node = asset.machines[m].states[to.0 as usize].1;
+        self.reset(to_node);
+    }
+
+    /// Restarts a node's subtree (times to 0, machines to their initial state).
+    fn reset(&mut self, node: NodeId) {
+        let asset = self.asset;
+        self.nodes[node] = NodeState { fresh: true, ..Default::default() };
+        if let Node::Machine(machine) = &asset.nodes[node] {
+            let m = machine.0 as usize;
+            let initial = asset.machines[m].initial;
+            let st = &mut self.machines[m];
+            st.current = initial;
+            st.fade = None;
+            st.time_in_state_s = 0.0;
+            self.events.push(GraphEvent::StateEntered { machine: *machine, state: initial });
+            let child = asset.machines[m].states[initial.0 as usize].1;
+            self.reset(child);
+        }
+    }
+
+    /// Seconds left before the node's clip (or dominant synced cycle) ends.
+    fn remaining_s(&self, node: NodeId) -> f32 {
+        let asset = self.asset;
+        let st = &self.nodes[node];
+        match &asset.nodes[node] {
+            Node::Clip { clip, rate } => {
+                let d = asset.clips[*clip].duration_s();
+                if *rate > 0.0 {
+                    (d - st.time_s).max(0.0) / rate
+                } else {
+                    f32::INFINITY
+                }
+            }
+            Node::Blend { options, .. } if options.sync => (1.0 - st.phase) * st.shared_duration_s,
+            Node::Blend { .. } => st.clip_weights[..st.num_clips]
+                .iter()
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(f32::INFINITY, |&(c, _)| {
+                    let clip = &asset.clips[c];
+                    (clip.duration_s() - clip.local_time_s(st.time_s)).max(0.0)
+                }),
+            Node::Machine(machine) => {
+                let m = machine.0 as usize;
+                let state = self.machines[m].current;
+                self.remaining_s(asset.machines[m].states[state.0 as usize].1)
+            }
+        }
+    }
+
+    /// Whether the node crossed `marker` during its last update.
+    fn crossed(&self, node: NodeId, marker: EventNameId) -> bool {
+        let asset = self.asset;
+        let st = &self.nodes[node];
+        let clip_crossed = |clip: usize, span: TimeSpan| {
+            let names = &asset.clip_event_names[clip];
+            let mut hit = false;
+            for_each_event_in_span(&asset.clips[clip], span, |i| hit |= names[i] == marker);
+            hit
+        };
+        match &asset.nodes[node] {
+            Node::Clip { clip, .. } => clip_crossed(*clip, TimeSpan { start_s: st.last_start, advance_s: st.last_advance, inclusive_start: false }),
+            Node::Blend { options, .. } => st.clip_weights[..st.num_clips].iter().any(|&(c, _)| {
+                let clip = &asset.clips[c];
+                let span = if options.sync {
+                    TimeSpan { start_s: st.last_start * clip.duration_s(), advance_s: st.last_advance * clip.duration_s(), inclusive_start: false }
+                } else {
+                    TimeSpan { start_s: clip.local_time_s(st.last_start), advance_s: st.last_advance, inclusive_start: false }
+                };
+                clip_crossed(c, span)
+            }),
+            Node::Machine(machine) => {
+                let m = machine.0 as usize;
+                let state = self.machines[m].current;
+                self.crossed(asset.machines[m].states[state.0 as usize].1, marker)
+            }
+        }
+    }
+}
+
+fn smooth_query(current: Vec2, target: Vec2, options: &BlendOptions, dt_s: f32) -> Vec2 {
+    let x = match options.x_wraps {
+        Some(range) => {
+            // Shortest way round, then back into the range.
+            let span = range.1 - range.0;
+            let diff = (target.x - current.x + span * 0.5).rem_euclid(span) - span * 0.5;
+            let moved = approach(0.0, diff, options.smoothing_up_s.x, options.smoothing_up_s.x, dt_s);
+            wrap_into(current.x + moved, range)
+        }
+        None => approach(current.x, target.x, options.smoothing_up_s.x, options.smoothing_down_s.x, dt_s),
+    };
+    let y = approach(current.y, target.y, options.smoothing_up_s.y, options.smoothing_down_s.y, dt_s);
+    Vec2::new(x, y)
+}
+
+/// Sums the weights of samples that play the same clip (e.g. Idle at several directions).
+fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
+    st.num_clips = 0;
+    for &(sample, w) in sparse.as_slice() {
+        let Some(&clip) = clips.get(sample) else { continue };
+        if let Some(entry) = st.clip_weights[..st.num_clips].iter_mut().find(|e| e.0 == clip) {
+            entry.1 += w;
+        } else if st.num_clips < 3 {
+            st.clip_weights[st.num_clips] = (clip, w);
+            st.num_clips += 1;
+        }
+    }
+    if st.num_clips == 0 {
+        st.clip_weights[0] = (clips.first().copied().unwrap_or(0), 1.0);
+        st.num_clips = 1;
+    }
+}
+
+struct Evaluate<'a> {
+    asset: &'a GraphAsset,
+    nodes: &'a [NodeState],
+    machines: &'a mut [MachineState],
+}
+
+impl Evaluate<'_> {
+    fn sample(&self, clip: usize, time_s: f32, out: &mut Pose) -> Result<(), GraphError> {
+        let asset = self.asset;
+        let clip: &Clip = &asset.clips[clip];
+        clip.sample(time_s, asset.skeleton.rest_local(), out)?;
+        Ok(())
+    }
+
+    /// Writes `node`'s pose into `out`, using `scratch` for intermediate poses.
+    fn evaluate(&mut self, node: NodeId, out: &mut Pose, scratch: &mut [Pose]) -> Result<(), GraphError> {
+        let asset = self.asset;
+        let st = &self.nodes[node];
+        match &asset.nodes[node] {
+            Node::Clip { clip, .. } => self.sample(*clip, st.time_s, out),
+            Node::Blend { options, .. } => {
+                let n = st.num_clips.min(scratch.len());
+                if n == 0 {
+                    return Ok(());
+                }
+                for i in 0..n {
+                    let (clip, _) = st.clip_weights[i];
+                    let time_s = if options.sync {
+                        // A one-shot held at its end stays on its last frame.
+                        st.phase * asset.clips[clip].duration_s()
+                    } else {
+                        st.time_s
+                    };
+                    self.sample(clip, time_s, &mut scratch[i])?;
+                }
+                let w = &st.clip_weights;
+                match n {
+                    1 => out.copy_from(&scratch[0])?,
+                    2 => blend(&[(&scratch[0], w[0].1), (&scratch[1], w[1].1)], out)?,
+                    _ => blend(&[(&scratch[0], w[0].1), (&scratch[1], w[1].1), (&scratch[2], w[2].1)], out)?,
+                }
+                Ok(())
+            }
+            Node::Machine(machine) => self.evaluate_machine(*machine, out, scratch),
+        }
+    }
+
+    fn evaluate_machine(&mut self, machine: MachineId, out: &mut Pose, scratch: &mut [Pose]) -> Result<(), GraphError> {
+        let asset = self.asset;
+        let m = machine.0 as usize;
+        let def = &asset.machines[m];
+        let current = self.machines[m].current;
+        let current_node = def.states[current.0 as usize].1;
+        let Some(fade) = self.machines[m].fade else {
+            return self.evaluate(current_node, out, scratch);
+        };
+        let Some((source_pose, rest)) = scratch.split_first_mut() else {
+            return self.evaluate(current_node, out, scratch);
+        };
+        match fade.source {
+            FadeSource::State(source) => {
+                let source_node = def.states[source.0 as usize].1;
+                self.evaluate(source_node, source_pose, rest)?;
+            }
+            FadeSource::Snapshot => source_pose.copy_from(&self.machines[m].snapshot)?,
+        }
+        self.evaluate(current_node, out, rest)?;
+        // out = lerp(source, target, w): move the source toward the target, then copy.
+        blend_layer(source_pose, out, fade.target_weight(), None)?;
+        out.copy_from(source_pose)?;
+        self.machines[m].last_output.copy_from(out)?;
+        Ok(())
+    }
+}

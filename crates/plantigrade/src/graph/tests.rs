@@ -1,0 +1,323 @@
+//! Behaviour of compiled graphs on a small synthetic rig: transition timing and curves,
+//! interrupted crossfades, priority, markers, layers, root motion, events, pause, and
+//! load errors with line and column.
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+
+use super::*;
+use crate::clip::{Clip, JointTracks, Track};
+use crate::pose::Pose;
+use crate::skeleton::{Joint, Skeleton, Transform};
+
+/// root → hips → spine → head, and hips → leg.
+fn rig() -> Skeleton {
+    let j = |name: &str, parent: Option<usize>| Joint {
+        name: name.into(),
+        parent,
+        rest_local: Transform::from_translation(Vec3::Y * 0.1),
+    };
+    Skeleton::new(vec![j("root", None), j("hips", Some(0)), j("spine", Some(1)), j("head", Some(2)), j("leg", Some(1))]).unwrap()
+}
+
+/// A clip that holds every non-root joint at translation x = `x` and yaw `yaw_deg`.
+fn hold(name: &str, x: f32, yaw_deg: f32, duration_s: f32) -> Clip {
+    let mut joints = vec![JointTracks::default(); 5];
+    for t in joints.iter_mut().skip(1) {
+        t.translation = Some(Track::constant(Vec3::new(x, 0.1, 0.0)));
+        t.rotation = Some(Track::constant(Quat::from_rotation_y(yaw_deg.to_radians())));
+    }
+    Clip::new(name, Some(duration_s), joints).unwrap()
+}
+
+fn clips() -> Vec<Clip> {
+    vec![
+        hold("A", 0.0, 0.0, 1.0),
+        hold("B", 1.0, 90.0, 1.0),
+        hold("C", 2.0, -90.0, 1.0),
+        hold("Once", 3.0, 0.0, 1.0)
+            .with_looping(false)
+            .with_event("recovered", 0.6)
+            .unwrap(),
+        hold("Steps", 0.0, 0.0, 1.0)
+            .with_event("Footstep_L", 0.0)
+            .unwrap()
+            .with_event("Footstep_R", 0.5)
+            .unwrap(),
+    ]
+}
+
+const PARAMS: &str = r#"parameters: [Bool("go_b", false), Bool("go_c", false), Bool("both", false), Float("w", 0.0)],"#;
+
+fn load(body: &str) -> Result<GraphAsset, GraphLoadError> {
+    let src = format!("GraphDef({PARAMS} {body})");
+    GraphAsset::from_ron(&src, &rig(), clips())
+}
+
+fn two_state(curve: &str) -> GraphAsset {
+    load(&format!(
+        r#"base: StateMachine((initial: "A", states: [(name: "A", node: Clip(clip: "A")), (name: "B", node: Clip(clip: "B")), (name: "C", node: Clip(clip: "C"))],
+           transitions: [
+             (from: "A", to: "B", condition: Some("go_b"), duration_s: 0.3, curve: {curve}),
+             (from: "*", to: "C", condition: Some("go_c"), duration_s: 0.2),
+             (from: "A", to: "C", condition: Some("both"), duration_s: 0.2),
+             (from: "A", to: "B", condition: Some("both"), duration_s: 0.3),
+           ])),"#
+    ))
+    .unwrap()
+}
+
+fn set_bool(g: &mut GraphInstance, name: &str, v: bool) {
+    let p = g.params().bool(name).unwrap();
+    g.params_mut().set_bool(p, v);
+}
+
+fn hips_x(pose: &Pose) -> f32 {
+    pose.local()[1].translation.x
+}
+
+const DT: f32 = 1.0 / 60.0;
+
+#[test]
+fn transition_follows_declared_duration_and_curve() {
+    for (curve, f) in [("Linear", (|t: f32| t) as fn(f32) -> f32), ("EaseInOut", |t: f32| t * t * (3.0 - 2.0 * t))] {
+        let mut g = GraphInstance::new(Arc::new(two_state(curve)));
+        let mut pose = Pose::rest(g.asset().skeleton());
+        g.tick(DT, &mut pose).unwrap();
+        assert_eq!(hips_x(&pose), 0.0);
+        set_bool(&mut g, "go_b", true);
+        // The tick that starts the transition shows weight 0; then 1/60 s per tick.
+        g.tick(DT, &mut pose).unwrap();
+        let mut finished_at = None;
+        for tick in 1..=30 {
+            g.tick(DT, &mut pose).unwrap();
+            let t = (tick as f32 * DT / 0.3).min(1.0);
+            assert!((hips_x(&pose) - f(t)).abs() < 1e-4, "{curve} tick {tick}: {} vs {}", hips_x(&pose), f(t));
+            if finished_at.is_none() && g.events().iter().any(|e| matches!(e, GraphEvent::TransitionFinished { .. })) {
+                finished_at = Some(tick);
+            }
+        }
+        // 0.3 s at 60 Hz is 18 ticks.
+        assert_eq!(finished_at, Some(18), "{curve}");
+    }
+}
+
+#[test]
+fn interrupted_transition_does_not_pop() {
+    let mut g = GraphInstance::new(Arc::new(two_state("Linear")));
+    let mut pose = Pose::rest(g.asset().skeleton());
+    let mut previous = pose.clone();
+    let mut max_step_rad: f32 = 0.0;
+    for tick in 0..80 {
+        // A→B starts at tick 5; C interrupts it halfway at tick 14.
+        set_bool(&mut g, "go_b", tick >= 5);
+        set_bool(&mut g, "go_c", tick >= 14);
+        g.tick(DT, &mut pose).unwrap();
+        if tick > 0 {
+            for (a, b) in pose.local().iter().zip(previous.local()) {
+                max_step_rad = max_step_rad.max(a.rotation.angle_between(b.rotation));
+            }
+        }
+        previous.copy_from(&pose).unwrap();
+    }
+    // A linear 90° fade over 0.3 s turns 5° a tick; fading from the frozen 45° mix toward
+    // −90° over 0.2 s turns (45 + 90)° / 12 ≈ 11.25° a tick on average, a little more mid-way
+    // because nlerp is not constant-speed. A pop would be ≥ 45° in one tick.
+    assert!(max_step_rad.to_degrees() < 14.0, "largest step {:.1}°", max_step_rad.to_degrees());
+    assert!((hips_x(&pose) - 2.0).abs() < 1e-5, "ends in C");
+}
+
+#[test]
+fn first_matching_transition_wins() {
+    let asset = Arc::new(two_state("Linear"));
+    let machine = MachineId(0);
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    g.tick(DT, &mut pose).unwrap();
+    set_bool(&mut g, "both", true);
+    g.tick(DT, &mut pose).unwrap();
+    // "both" opens A→C (declared third) and A→B (fourth): C wins.
+    assert_eq!(g.current_state(machine), asset.state_id(machine, "C"));
+}
+
+#[test]
+fn marker_advances_and_events_fire_once() {
+    let asset = Arc::new(
+        load(
+            r#"base: StateMachine((initial: "Once", states: [(name: "Once", node: Clip(clip: "Once")), (name: "Steps", node: Clip(clip: "Steps"))],
+               transitions: [(from: "Once", to: "Steps", at_marker: Some("recovered"), duration_s: 0.1)])),"#,
+        )
+        .unwrap(),
+    );
+    let machine = MachineId(0);
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let steps = asset.state_id(machine, "Steps").unwrap();
+    let (left, right) = (asset.event_id("Footstep_L").unwrap(), asset.event_id("Footstep_R").unwrap());
+    let mut entered_at = None;
+    let mut counts = [0, 0];
+    for tick in 0..(60 * 4) {
+        g.tick(DT, &mut pose).unwrap();
+        for e in g.events() {
+            match *e {
+                GraphEvent::StateEntered { state, .. } if state == steps => entered_at = Some(tick),
+                GraphEvent::Clip { name, .. } if name == left => counts[0] += 1,
+                GraphEvent::Clip { name, .. } if name == right => counts[1] += 1,
+                _ => {}
+            }
+        }
+    }
+    // The marker at 0.6 s is crossed on tick 36 (t = 0.6 s after 36 advances).
+    let entered = entered_at.expect("marker transition fired");
+    assert!((35..=36).contains(&entered), "entered at tick {entered}");
+    // Steps then plays for (240 − entered − 1) ticks ≈ 3.4 s: footsteps at 0, 1, 2, 3 s (L)
+    // and 0.5 … 3.0 s (R); each reported once although the clip wraps every second. While
+    // the crossfade holds Steps under half weight, its events stay silent.
+    let played_s = (240 - entered - 1) as f32 * DT;
+    let expect_l = played_s.floor() as usize; // the one at 0 s falls inside the fade
+    let expect_r = (played_s - 0.5).floor() as usize + 1;
+    assert_eq!(counts, [expect_l, expect_r], "played {played_s} s");
+}
+
+#[test]
+fn layer_mask_gradient_and_weight() {
+    let asset = Arc::new(
+        load(
+            r#"base: Clip(clip: "A"),
+               layers: [(name: "upper", node: Clip(clip: "B"), weight_param: Some("w"), mask: [("spine", 0.5), ("head", 1.0)])],"#,
+        )
+        .unwrap(),
+    );
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let w = g.params().float("w").unwrap();
+    g.params_mut().set_float(w, 1.0);
+    g.tick(DT, &mut pose).unwrap();
+    let x: Vec<f32> = pose.local().iter().map(|t| t.translation.x).collect();
+    // hips and leg untouched, spine halfway, head fully B.
+    assert_eq!(x[1], 0.0);
+    assert_eq!(x[4], 0.0);
+    assert!((x[2] - 0.5).abs() < 1e-6 && (x[3] - 1.0).abs() < 1e-6, "{x:?}");
+    g.params_mut().set_float(w, 0.5);
+    g.tick(DT, &mut pose).unwrap();
+    assert!((pose.local()[3].translation.x - 0.5).abs() < 1e-6);
+}
+
+#[test]
+fn root_motion_through_the_graph_is_filtered_and_stripped() {
+    let mut joints = vec![JointTracks::default(); 5];
+    joints[0].translation = Some(Track::linear([(0.0, Vec3::ZERO), (1.0, Vec3::new(0.5, 0.2, 2.0))]).unwrap());
+    joints[0].rotation = Some(Track::linear([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_y(1.0))]).unwrap());
+    let mut all = clips();
+    all.push(Clip::new("Move", Some(1.0), joints).unwrap().with_looping(false));
+    let src = format!(r#"GraphDef({PARAMS} base: Clip(clip: "Move"), root_motion: (z: Extract))"#);
+    let asset = Arc::new(GraphAsset::from_ron(&src, &rig(), all).unwrap());
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let mut total_yaw = 0.0;
+    let mut total_y = 0.0;
+    for _ in 0..30 {
+        g.tick(DT, &mut pose).unwrap();
+        let d = g.root_motion();
+        assert_eq!(d.translation_m.x, 0.0, "x is discarded by default");
+        assert!(d.translation_m.z > 0.0, "z extracted on request");
+        total_yaw += d.yaw_rad;
+        total_y += d.translation_m.y;
+        // The pose's root keeps its rest place: the capsule carries the motion.
+        assert_eq!(pose.local()[0].translation, Vec3::new(0.0, 0.1, 0.0));
+    }
+    assert!((total_yaw - 0.5).abs() < 1e-3, "{total_yaw}");
+    assert!((total_y - 0.1).abs() < 1e-4, "{total_y}");
+}
+
+#[test]
+fn pause_freezes_time_and_events() {
+    let asset = Arc::new(load(r#"base: Clip(clip: "Steps"),"#).unwrap());
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let mut events = 0;
+    for tick in 0..120 {
+        g.set_paused((30..90).contains(&tick));
+        g.tick(DT, &mut pose).unwrap();
+        if g.is_paused() {
+            assert!(g.events().is_empty());
+        }
+        events += g.events().iter().filter(|e| matches!(e, GraphEvent::Clip { .. })).count();
+    }
+    // 60 unpaused ticks = 1 s of clip: L at 0, R at 0.5, and L again at 1.0 s only if reached.
+    assert_eq!(events, 2);
+}
+
+#[test]
+fn forced_travel_and_bad_inputs() {
+    let asset = Arc::new(two_state("Linear"));
+    let machine = MachineId(0);
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let c = asset.state_id(machine, "C").unwrap();
+    g.travel(machine, c, 0.0);
+    g.tick(DT, &mut pose).unwrap();
+    g.tick(f32::NAN, &mut pose).unwrap();
+    g.tick(-1.0, &mut pose).unwrap();
+    g.tick(1.0, &mut pose).unwrap();
+    assert_eq!(g.current_state(machine), Some(c));
+    assert!((hips_x(&pose) - 2.0).abs() < 1e-6);
+    let mut wrong = Pose::new(3);
+    assert!(g.tick(DT, &mut wrong).is_err());
+}
+
+/// Each malformed definition fails with the expected problem at the expected place.
+#[test]
+fn malformed_definitions_name_line_and_problem() {
+    let cases: &[(&str, &str, usize)] = &[
+        // (body, expected message fragment, expected line)
+        ("base: Clip(clip: \"Nope\"),", "unknown clip 'Nope'", 1),
+        ("base: BlendSpace1D(\n param: \"sped\",\n samples: [(clip: \"A\", position: 0.0)]),", "unknown parameter 'sped'", 2),
+        (
+            "base: Clip(clip: \"A\"),\nlayers: [(name: \"l\", node: Clip(clip: \"B\"),\n mask: [(\"tail\", 1.0)])],",
+            "unknown bone 'tail'",
+            3,
+        ),
+        (
+            "base: StateMachine((initial: \"A\",\n states: [(name: \"A\", node: Clip(clip: \"A\"))],\n transitions: [(from: \"A\", to: \"Z\")])),",
+            "unknown state 'Z'",
+            3,
+        ),
+        (
+            "base: StateMachine((initial: \"A\",\n states: [(name: \"A\", node: Clip(clip: \"A\")), (name: \"B\", node: Clip(clip: \"B\"))],\n transitions: [(from: \"A\", to: \"B\",\n   condition: Some(\"go_b && )\"))])),",
+            "unexpected token ')'",
+            4,
+        ),
+        ("base: Clip(clip: \"A\" rate: 1.0),", "RON syntax", 1),
+        ("base: Clipp(clip: \"A\"),", "RON syntax", 1),
+        (
+            "base: StateMachine((initial: \"A\",\n states: [(name: \"A\", node: Clip(clip: \"A\")), (name: \"A\", node: Clip(clip: \"B\"))])),",
+            "two states are named 'A'",
+            2,
+        ),
+        (
+            "base: StateMachine((initial: \"A\",\n states: [(name: \"A\", node: Clip(clip: \"A\")), (name: \"B\", node: Clip(clip: \"B\"))],\n transitions: [(from: \"A\", to: \"B\", at_marker: Some(\"recoverd\"))])),",
+            "marker 'recoverd'",
+            3,
+        ),
+        (
+            "base: BlendSpace2D(x_param: \"w\", y_param: \"go_b\",\n samples: [(clip: \"A\", position: (0.0, 0.0))]),",
+            "is a bool, not a float",
+            1,
+        ),
+    ];
+    for (body, fragment, line) in cases {
+        let err = load(body).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains(fragment), "{body}\n→ {text}");
+        let pos = err.pos.unwrap_or_else(|| panic!("no position for {text}"));
+        assert_eq!(pos.line, *line, "{body}\n→ {text}");
+        assert!(text.starts_with(&format!("line {line}, column ")), "{text}");
+    }
+    // The expression error points at the offending token inside the expression.
+    let err = load(cases[4].0).unwrap_err();
+    let pos = err.pos.unwrap();
+    let line4 = cases[4].0.lines().nth(3).unwrap();
+    assert_eq!(&line4[pos.col - 1..pos.col], ")", "column {} in {line4:?}", pos.col);
+}
