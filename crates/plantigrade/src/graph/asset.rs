@@ -164,6 +164,9 @@ pub struct GraphAsset {
     /// Event-name id per event of each clip (parallel to `Clip::events`).
     pub(crate) clip_event_names: Vec<Vec<EventNameId>>,
     pub(crate) event_names: Vec<String>,
+    /// Float-curve names over all clips, and per clip the curve id of each of its curves.
+    pub(crate) curve_names: Vec<String>,
+    pub(crate) clip_curve_ids: Vec<Vec<usize>>,
     pub(crate) params: ParamSet,
     pub(crate) nodes: Vec<Node>,
     pub(crate) machines: Vec<Machine>,
@@ -240,6 +243,22 @@ impl GraphAsset {
                     .collect()
             })
             .collect();
+        let mut curve_names: Vec<String> = Vec::new();
+        let clip_curve_ids = clips
+            .iter()
+            .map(|clip| {
+                clip.curves()
+                    .iter()
+                    .map(|c| match curve_names.iter().position(|n| *n == c.name) {
+                        Some(i) => i,
+                        None => {
+                            curve_names.push(c.name.clone());
+                            curve_names.len() - 1
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         let root_joint = match &def.root_motion.joint {
             Some(name) => skeleton
                 .find(name)
@@ -270,6 +289,8 @@ impl GraphAsset {
             clips,
             clip_event_names,
             event_names,
+            curve_names,
+            clip_curve_ids,
             params,
             nodes,
             machines,
@@ -306,6 +327,16 @@ impl GraphAsset {
             .iter()
             .position(|n| n == name)
             .map(|i| EventNameId(i as u32))
+    }
+
+    /// Index of a float curve (e.g. `FootContact_L`) for [`super::GraphInstance::curve`].
+    pub fn curve_id(&self, name: &str) -> Option<usize> {
+        self.curve_names.iter().position(|n| n == name)
+    }
+
+    /// Names of every float curve the graph's clips carry (index = curve id).
+    pub fn curve_names(&self) -> &[String] {
+        &self.curve_names
     }
 
     /// Number of state machines (the base machine is 0 when the base node is a machine).

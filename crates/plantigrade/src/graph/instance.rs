@@ -91,6 +91,8 @@ pub struct GraphInstance {
     nodes: Vec<NodeState>,
     machines: Vec<MachineState>,
     layer_weights: Vec<f32>,
+    /// Blended float curves of the base layer (index = curve id).
+    curves: Vec<f32>,
     scratch: Vec<Pose>,
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
@@ -128,6 +130,7 @@ impl GraphInstance {
             nodes,
             machines,
             layer_weights: vec![0.0; asset.layers.len()],
+            curves: vec![0.0; asset.curve_names.len()],
             scratch: vec![rest; asset.scratch_poses.max(1)],
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
@@ -176,6 +179,13 @@ impl GraphInstance {
             .get(machine.0 as usize)
             .and_then(|m| m.fade)
             .map_or(1.0, |f| f.target_weight())
+    }
+
+    /// Value of a float curve (see [`GraphAsset::curve_id`]) in the base layer's blended
+    /// pose of the last tick: the weighted mean over the clips sampled, a clip without the
+    /// curve counting as 0 (so `FootContact_L` blends to a contact weight).
+    pub fn curve(&self, curve_id: usize) -> f32 {
+        self.curves.get(curve_id).copied().unwrap_or(0.0)
     }
 
     /// Smoothed weight of an overlay layer after the last tick.
@@ -244,15 +254,24 @@ impl GraphInstance {
                 self.root_motion = delta.filtered(&asset.root_motion);
             }
         }
-        let mut eval = Evaluate { asset: &asset, nodes: &self.nodes, machines: &mut self.machines };
-        eval.evaluate(asset.base, out, &mut self.scratch)?;
+        self.curves.fill(0.0);
+        let mut eval = Evaluate {
+            asset: &asset,
+            nodes: &self.nodes,
+            machines: &mut self.machines,
+            curves: Some(&mut self.curves),
+            curve_weight: 0.0,
+        };
+        eval.evaluate(asset.base, out, &mut self.scratch, 1.0)?;
+        eval.finish_curves();
+        eval.curves = None;
         for (i, layer) in asset.layers.iter().enumerate() {
             let weight = self.layer_weights[i];
             if weight <= 0.0 {
                 continue;
             }
             let (layer_pose, rest_scratch) = self.scratch.split_at_mut(1);
-            eval.evaluate(layer.node, &mut layer_pose[0], rest_scratch)?;
+            eval.evaluate(layer.node, &mut layer_pose[0], rest_scratch, weight)?;
             blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
         }
         let root = asset.root_joint;
@@ -588,22 +607,47 @@ struct Evaluate<'a> {
     asset: &'a GraphAsset,
     nodes: &'a [NodeState],
     machines: &'a mut [MachineState],
+    /// Curve accumulators while evaluating the base layer (`None` for overlays).
+    curves: Option<&'a mut [f32]>,
+    curve_weight: f32,
 }
 
 impl Evaluate<'_> {
-    fn sample(&self, clip: usize, time_s: f32, out: &mut Pose) -> Result<(), GraphError> {
+    /// Samples a clip; `weight` is its share of the final pose, for curve blending.
+    fn sample(&mut self, clip: usize, time_s: f32, out: &mut Pose, weight: f32) -> Result<(), GraphError> {
         let asset = self.asset;
+        let clip_index = clip;
         let clip: &Clip = &asset.clips[clip];
         clip.sample(time_s, asset.skeleton.rest_local(), out)?;
+        if let Some(curves) = self.curves.as_deref_mut() {
+            if weight > 0.0 {
+                let t = clip.local_time_s(time_s);
+                for (curve, &id) in clip.curves().iter().zip(&asset.clip_curve_ids[clip_index]) {
+                    curves[id] += weight * curve.track.sample(t);
+                }
+                self.curve_weight += weight;
+            }
+        }
         Ok(())
     }
 
+    /// Turns accumulated curve sums into weighted means (a frozen crossfade snapshot
+    /// contributes no curves, so the live side is renormalised).
+    fn finish_curves(&mut self) {
+        let total = self.curve_weight;
+        if let Some(curves) = self.curves.as_deref_mut() {
+            if total > 0.0 {
+                curves.iter_mut().for_each(|c| *c /= total);
+            }
+        }
+    }
+
     /// Writes `node`'s pose into `out`, using `scratch` for intermediate poses.
-    fn evaluate(&mut self, node: NodeId, out: &mut Pose, scratch: &mut [Pose]) -> Result<(), GraphError> {
+    fn evaluate(&mut self, node: NodeId, out: &mut Pose, scratch: &mut [Pose], weight: f32) -> Result<(), GraphError> {
         let asset = self.asset;
         let st = &self.nodes[node];
         match &asset.nodes[node] {
-            Node::Clip { clip, .. } => self.sample(*clip, st.time_s, out),
+            Node::Clip { clip, .. } => self.sample(*clip, st.time_s, out, weight),
             Node::Blend { options, .. } => {
                 let n = st.num_clips.min(scratch.len());
                 if n == 0 {
@@ -617,7 +661,7 @@ impl Evaluate<'_> {
                     } else {
                         st.time_s
                     };
-                    self.sample(clip, time_s, &mut scratch[i])?;
+                    self.sample(clip, time_s, &mut scratch[i], weight * st.clip_weights[i].1)?;
                 }
                 let w = &st.clip_weights;
                 match n {
@@ -627,32 +671,33 @@ impl Evaluate<'_> {
                 }
                 Ok(())
             }
-            Node::Machine(machine) => self.evaluate_machine(*machine, out, scratch),
+            Node::Machine(machine) => self.evaluate_machine(*machine, out, scratch, weight),
         }
     }
 
-    fn evaluate_machine(&mut self, machine: MachineId, out: &mut Pose, scratch: &mut [Pose]) -> Result<(), GraphError> {
+    fn evaluate_machine(&mut self, machine: MachineId, out: &mut Pose, scratch: &mut [Pose], weight: f32) -> Result<(), GraphError> {
         let asset = self.asset;
         let m = machine.0 as usize;
         let def = &asset.machines[m];
         let current = self.machines[m].current;
         let current_node = def.states[current.0 as usize].1;
         let Some(fade) = self.machines[m].fade else {
-            return self.evaluate(current_node, out, scratch);
+            return self.evaluate(current_node, out, scratch, weight);
         };
         let Some((source_pose, rest)) = scratch.split_first_mut() else {
-            return self.evaluate(current_node, out, scratch);
+            return self.evaluate(current_node, out, scratch, weight);
         };
+        let w = fade.target_weight();
         match fade.source {
             FadeSource::State(source) => {
                 let source_node = def.states[source.0 as usize].1;
-                self.evaluate(source_node, source_pose, rest)?;
+                self.evaluate(source_node, source_pose, rest, weight * (1.0 - w))?;
             }
             FadeSource::Snapshot => source_pose.copy_from(&self.machines[m].snapshot)?,
         }
-        self.evaluate(current_node, out, rest)?;
+        self.evaluate(current_node, out, rest, weight * w)?;
         // out = lerp(source, target, w): move the source toward the target, then copy.
-        blend_layer(source_pose, out, fade.target_weight(), None)?;
+        blend_layer(source_pose, out, w, None)?;
         out.copy_from(source_pose)?;
         self.machines[m].last_output.copy_from(out)?;
         Ok(())

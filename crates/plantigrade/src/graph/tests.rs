@@ -32,8 +32,9 @@ fn hold(name: &str, x: f32, yaw_deg: f32, duration_s: f32) -> Clip {
 }
 
 fn clips() -> Vec<Clip> {
+    let contact = crate::clip::FloatCurve { name: "FootContact_L".into(), track: Track::constant(1.0) };
     vec![
-        hold("A", 0.0, 0.0, 1.0),
+        hold("A", 0.0, 0.0, 1.0).with_curve(contact).unwrap(),
         hold("B", 1.0, 90.0, 1.0),
         hold("C", 2.0, -90.0, 1.0),
         hold("Once", 3.0, 0.0, 1.0)
@@ -94,6 +95,9 @@ fn transition_follows_declared_duration_and_curve() {
             g.tick(DT, &mut pose).unwrap();
             let t = (tick as f32 * DT / 0.3).min(1.0);
             assert!((hips_x(&pose) - f(t)).abs() < 1e-4, "{curve} tick {tick}: {} vs {}", hips_x(&pose), f(t));
+            // A carries FootContact_L = 1, B none: the blended curve is A's weight.
+            let contact = g.curve(g.asset().curve_id("FootContact_L").unwrap());
+            assert!((contact - (1.0 - f(t))).abs() < 1e-4, "curve {contact} at t {t}");
             if finished_at.is_none() && g.events().iter().any(|e| matches!(e, GraphEvent::TransitionFinished { .. })) {
                 finished_at = Some(tick);
             }
