@@ -1,0 +1,427 @@
+//! Shared test helpers: a small synthetic rig with clips that use every feature, GLB
+//! editing (split into JSON + BIN, re-pack), and a thorough asset comparison.
+
+#![allow(dead_code)]
+
+use glam::{Quat, Vec3};
+use plantigrade::pose::{local_to_model, ModelPose, Pose};
+use plantigrade::{
+    Clip, FloatCurve, Interpolation, Joint, JointTracks, Skeleton, Track, Transform,
+};
+use plantigrade_gltf::ImportedAsset;
+use serde_json::Value;
+
+/// A 5-joint rig with non-trivial rest rotations and one non-uniform scale.
+pub fn synthetic_skeleton() -> Skeleton {
+    let joint = |name: &str, parent: Option<usize>, t: [f32; 3], r: Quat, s: [f32; 3]| Joint {
+        name: name.into(),
+        parent,
+        rest_local: Transform {
+            translation: Vec3::from(t),
+            rotation: r,
+            scale: Vec3::from(s),
+        },
+    };
+    Skeleton::new(vec![
+        joint("root", None, [0.0, 0.0, 0.0], Quat::IDENTITY, [1.0; 3]),
+        joint(
+            "hips",
+            Some(0),
+            [0.0, 1.0, 0.1],
+            Quat::from_rotation_y(0.3),
+            [1.0; 3],
+        ),
+        joint(
+            "spine",
+            Some(1),
+            [0.0, 0.3, 0.0],
+            Quat::from_rotation_x(-0.2),
+            [1.0, 1.1, 0.9],
+        ),
+        joint(
+            "leg",
+            Some(1),
+            [0.1, -0.1, 0.0],
+            Quat::from_rotation_z(3.0),
+            [1.0; 3],
+        ),
+        joint(
+            "foot",
+            Some(3),
+            [0.0, 0.8, 0.0],
+            Quat::from_rotation_x(1.0),
+            [1.0; 3],
+        ),
+    ])
+    .unwrap()
+}
+
+/// Clips using LINEAR, STEP and CUBICSPLINE on translation, rotation and scale; curves of
+/// each interpolation; events; authored velocity; a one-shot clip whose keys end before its
+/// duration; a single-key clip; a clip with no tracks at all.
+pub fn synthetic_clips(skeleton: &Skeleton) -> Vec<Clip> {
+    let n = skeleton.num_joints();
+    let q = |x: f32, y: f32, z: f32| Quat::from_euler(glam::EulerRot::YXZ, y, x, z);
+
+    let mut walk = vec![JointTracks::default(); n];
+    walk[0].translation = Some(
+        Track::linear([
+            (0.0, Vec3::ZERO),
+            (0.5, Vec3::new(0.0, 0.05, 0.3)),
+            (1.0, Vec3::new(0.0, 0.0, 0.6)),
+        ])
+        .unwrap(),
+    );
+    walk[0].scale =
+        Some(Track::linear([(0.0, Vec3::ONE), (0.6, Vec3::new(1.1, 0.9, 1.0))]).unwrap());
+    walk[1].rotation = Some(
+        Track::linear([
+            (0.0, q(0.1, 0.3, 0.0)),
+            (0.5, q(-0.1, 0.2, 0.1)),
+            (1.0, q(0.1, 0.3, 0.0)),
+        ])
+        .unwrap(),
+    );
+    walk[3].rotation = Some(
+        Track::new(
+            Interpolation::Step,
+            vec![0.0, 0.25, 0.75],
+            vec![q(0.0, 0.0, 3.0), q(0.5, 0.0, 3.0), q(-0.5, 0.0, 3.1)],
+        )
+        .unwrap(),
+    );
+    walk[2].scale = Some(
+        Track::new(
+            Interpolation::Step,
+            vec![0.0, 0.5],
+            vec![Vec3::new(1.0, 1.1, 0.9), Vec3::splat(1.2)],
+        )
+        .unwrap(),
+    );
+    let walk = Clip::new("Rig|Walk_F", None, walk)
+        .unwrap()
+        .with_authored_velocity(Vec3::new(0.0, 0.0, 1.5))
+        .unwrap()
+        .with_curve(FloatCurve {
+            name: "FootContact_L".into(),
+            track: Track::linear([(0.0, 1.0), (0.4, 1.0), (0.5, 0.0), (0.9, 0.0), (1.0, 1.0)])
+                .unwrap(),
+        })
+        .unwrap()
+        .with_curve(FloatCurve {
+            name: "Stepped".into(),
+            track: Track::new(Interpolation::Step, vec![0.0, 0.5], vec![0.0, 1.0]).unwrap(),
+        })
+        .unwrap()
+        .with_curve(FloatCurve {
+            name: "Smooth".into(),
+            track: Track::new(
+                Interpolation::CubicSpline,
+                vec![0.0, 1.0],
+                vec![0.0, 0.0, 2.0, -1.0, 1.0, 0.0],
+            )
+            .unwrap(),
+        })
+        .unwrap()
+        .with_event("Footstep_L", 0.0)
+        .unwrap()
+        .with_event("Footstep_R", 0.5)
+        .unwrap();
+
+    let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    let mut cubic = vec![JointTracks::default(); n];
+    cubic[0].translation = Some(
+        Track::new(
+            Interpolation::CubicSpline,
+            vec![0.0, 0.7, 1.5],
+            vec![
+                Vec3::ZERO,
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(0.5, 1.0, 0.0),
+                Vec3::new(-0.2, 0.0, 0.4),
+                Vec3::new(0.3, 0.2, 0.1),
+                Vec3::new(0.0, -1.0, 0.0),
+                Vec3::new(0.1, 0.1, 0.1),
+                Vec3::new(0.0, 0.5, 1.0),
+                Vec3::ZERO,
+            ],
+        )
+        .unwrap(),
+    );
+    cubic[0].rotation = Some(
+        Track::new(
+            Interpolation::CubicSpline,
+            vec![0.1, 0.9],
+            vec![
+                zero,
+                q(0.0, 0.5, 0.0),
+                Quat::from_xyzw(0.0, 0.4, 0.0, -0.1),
+                Quat::from_xyzw(0.2, -0.3, 0.0, 0.1),
+                q(0.1, -0.5, 0.2),
+                zero,
+            ],
+        )
+        .unwrap(),
+    );
+    cubic[4].rotation = Some(
+        Track::new(
+            Interpolation::CubicSpline,
+            vec![0.0, 1.5],
+            vec![
+                zero,
+                q(1.0, 0.0, 0.0),
+                Quat::from_xyzw(0.3, 0.0, 0.1, 0.0),
+                Quat::from_xyzw(-0.2, 0.1, 0.0, 0.0),
+                q(0.2, 0.4, 0.0),
+                zero,
+            ],
+        )
+        .unwrap(),
+    );
+    cubic[1].scale = Some(
+        Track::new(
+            Interpolation::CubicSpline,
+            vec![0.2, 1.0],
+            vec![
+                Vec3::ZERO,
+                Vec3::ONE,
+                Vec3::splat(0.5),
+                Vec3::splat(-0.5),
+                Vec3::splat(1.3),
+                Vec3::ZERO,
+            ],
+        )
+        .unwrap(),
+    );
+    let cubic = Clip::new("Jump_Start", Some(2.0), cubic)
+        .unwrap()
+        .with_looping(false)
+        .with_event("recovered", 1.9)
+        .unwrap();
+
+    let mut single = vec![JointTracks::default(); n];
+    single[2].rotation = Some(Track::constant(q(0.4, 0.0, 0.0)));
+    let single = Clip::new("Aim", None, single).unwrap();
+
+    let empty = Clip::new("Nothing", Some(0.5), vec![JointTracks::default(); n])
+        .unwrap()
+        .with_looping(false);
+
+    vec![walk, cubic, single, empty]
+}
+
+/// Splits a `.glb` into its JSON (parsed) and BIN chunk.
+pub fn split_glb(bytes: &[u8]) -> (Value, Vec<u8>) {
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let rest = &bytes[20 + json_len..];
+    let bin = if rest.len() >= 8 {
+        let bin_len = u32::from_le_bytes(rest[0..4].try_into().unwrap()) as usize;
+        rest[8..8 + bin_len].to_vec()
+    } else {
+        Vec::new()
+    };
+    (json, bin)
+}
+
+/// Packs JSON and an optional BIN chunk into a `.glb` (padding both to 4 bytes).
+pub fn make_glb(json: &Value, bin: Option<&[u8]>) -> Vec<u8> {
+    let mut json_bytes = serde_json::to_vec(json).unwrap();
+    while json_bytes.len() % 4 != 0 {
+        json_bytes.push(b' ');
+    }
+    let mut bin = bin.map(|b| b.to_vec());
+    if let Some(b) = &mut bin {
+        while b.len() % 4 != 0 {
+            b.push(0);
+        }
+    }
+    let total = 12 + 8 + json_bytes.len() + bin.as_ref().map_or(0, |b| 8 + b.len());
+    let mut out = Vec::new();
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    out.extend_from_slice(&(json_bytes.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"JSON");
+    out.extend_from_slice(&json_bytes);
+    if let Some(b) = &bin {
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        out.extend_from_slice(b"BIN\0");
+        out.extend_from_slice(b);
+    }
+    out
+}
+
+/// Re-packs a `.glb` after editing its JSON.
+pub fn edit_glb(bytes: &[u8], edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let (mut json, bin) = split_glb(bytes);
+    edit(&mut json);
+    make_glb(&json, Some(&bin))
+}
+
+fn close_vec3(a: Vec3, b: Vec3, eps: f32) -> bool {
+    (a - b).abs().max_element() <= eps
+}
+
+fn close_quat(a: Quat, b: Quat, eps: f32) -> bool {
+    // q and -q are the same rotation.
+    (glam::Vec4::from(a) - glam::Vec4::from(b))
+        .abs()
+        .max_element()
+        <= eps
+        || (glam::Vec4::from(a) + glam::Vec4::from(b))
+            .abs()
+            .max_element()
+            <= eps
+}
+
+pub fn assert_transform_close(a: &Transform, b: &Transform, eps: f32, what: &str) {
+    assert!(
+        close_vec3(a.translation, b.translation, eps)
+            && close_quat(a.rotation, b.rotation, eps)
+            && close_vec3(a.scale, b.scale, eps),
+        "{what}: {a:?} vs {b:?}"
+    );
+}
+
+fn assert_slices_close(a: &[f32], b: &[f32], eps: f32, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!((x - y).abs() <= eps, "{what}[{i}]: {x} vs {y}");
+    }
+}
+
+fn flat<T: Copy, const N: usize>(values: &[T], to: impl Fn(T) -> [f32; N]) -> Vec<f32> {
+    values.iter().flat_map(|&v| to(v)).collect()
+}
+
+/// Asserts that `asset` holds exactly `skeleton` and `clips`: joints, parents, rest pose,
+/// clip metadata, curves, events, raw tracks (interpolation, times, values) and sampled
+/// poses.
+pub fn assert_same(skeleton: &Skeleton, clips: &[Clip], asset: &ImportedAsset) {
+    let got = &asset.skeleton;
+    assert_eq!(got.names(), skeleton.names(), "joint names");
+    assert_eq!(got.parents(), skeleton.parents(), "parents");
+    for (j, (a, b)) in skeleton
+        .rest_local()
+        .iter()
+        .zip(got.rest_local())
+        .enumerate()
+    {
+        assert_transform_close(a, b, 1e-6, &format!("rest of {}", skeleton.name(j)));
+    }
+    assert_eq!(asset.clips.len(), clips.len(), "clip count");
+    for (want, got_clip) in clips.iter().zip(&asset.clips) {
+        let name = want.name();
+        assert_eq!(got_clip.name(), name);
+        assert_eq!(got_clip.duration_s(), want.duration_s(), "{name} duration");
+        assert_eq!(got_clip.is_looping(), want.is_looping(), "{name} looping");
+        assert_eq!(
+            got_clip.authored_velocity_model_m_s(),
+            want.authored_velocity_model_m_s(),
+            "{name} velocity"
+        );
+        assert_eq!(got_clip.curves(), want.curves(), "{name} curves");
+        assert_eq!(got_clip.events(), want.events(), "{name} events");
+        assert_tracks_same(want, got_clip);
+        assert_samples_same(skeleton, want, got, got_clip);
+    }
+}
+
+fn assert_tracks_same(want: &Clip, got: &Clip) {
+    let name = want.name();
+    let has_tracks = want.joint_tracks().iter().any(|t| !t.is_empty());
+    for (j, (a, b)) in want
+        .joint_tracks()
+        .iter()
+        .zip(got.joint_tracks())
+        .enumerate()
+    {
+        let what = |channel: &str| format!("{name} joint {j} {channel}");
+        match (&a.translation, &b.translation) {
+            (Some(a), Some(b)) => {
+                assert_eq!(
+                    a.interpolation(),
+                    b.interpolation(),
+                    "{}",
+                    what("translation")
+                );
+                assert_eq!(a.times_s(), b.times_s(), "{}", what("translation times"));
+                let (va, vb) = (
+                    flat(a.values(), |v: Vec3| v.to_array()),
+                    flat(b.values(), |v: Vec3| v.to_array()),
+                );
+                assert_slices_close(&va, &vb, 1e-6, &what("translation"));
+            }
+            (None, None) => {}
+            _ => panic!("{}: present on one side only", what("translation")),
+        }
+        match (&a.rotation, &b.rotation) {
+            (Some(a), Some(b)) => {
+                assert_eq!(a.interpolation(), b.interpolation(), "{}", what("rotation"));
+                assert_eq!(a.times_s(), b.times_s(), "{}", what("rotation times"));
+                let (va, vb) = (
+                    flat(a.values(), |q: Quat| q.to_array()),
+                    flat(b.values(), |q: Quat| q.to_array()),
+                );
+                assert_slices_close(&va, &vb, 1e-6, &what("rotation"));
+            }
+            (None, None) => {}
+            // A clip without tracks is written with a placeholder rotation on joint 0.
+            (None, Some(b)) if !has_tracks && j == 0 => assert_eq!(b.times_s(), &[0.0]),
+            _ => panic!("{}: present on one side only", what("rotation")),
+        }
+        match (&a.scale, &b.scale) {
+            (Some(a), Some(b)) => {
+                assert_eq!(a.interpolation(), b.interpolation(), "{}", what("scale"));
+                assert_eq!(a.times_s(), b.times_s(), "{}", what("scale times"));
+                let (va, vb) = (
+                    flat(a.values(), |v: Vec3| v.to_array()),
+                    flat(b.values(), |v: Vec3| v.to_array()),
+                );
+                assert_slices_close(&va, &vb, 1e-6, &what("scale"));
+            }
+            (None, None) => {}
+            _ => panic!("{}: present on one side only", what("scale")),
+        }
+    }
+}
+
+/// Sample times covering the clip, past its end, and key times themselves.
+pub fn sample_times(clip: &Clip) -> Vec<f32> {
+    let d = clip.duration_s();
+    let mut times: Vec<f32> = (0..=12).map(|k| d * k as f32 / 12.0).collect();
+    times.extend([0.013, 0.37 * d, 1.3 * d + 0.01]);
+    times
+}
+
+fn assert_samples_same(skeleton: &Skeleton, want: &Clip, got_skeleton: &Skeleton, got: &Clip) {
+    let mut a = Pose::rest(skeleton);
+    let mut b = Pose::rest(got_skeleton);
+    let mut ma = ModelPose::new(skeleton.num_joints());
+    let mut mb = ModelPose::new(got_skeleton.num_joints());
+    for t in sample_times(want) {
+        want.sample(t, skeleton.rest_local(), &mut a).unwrap();
+        got.sample(t, got_skeleton.rest_local(), &mut b).unwrap();
+        for (j, (x, y)) in a.local().iter().zip(b.local()).enumerate() {
+            assert_transform_close(x, y, 1e-5, &format!("{} t={t} joint {j}", want.name()));
+        }
+        local_to_model(skeleton, &a, &mut ma).unwrap();
+        local_to_model(got_skeleton, &b, &mut mb).unwrap();
+        for j in 0..skeleton.num_joints() {
+            let (p, q) = (ma.position_model(j), mb.position_model(j));
+            assert!(
+                close_vec3(p, q, 1e-5),
+                "{} t={t} joint {j}: {p} vs {q}",
+                want.name()
+            );
+        }
+        for curve in want.curves() {
+            let (x, y) = (
+                want.sample_curve(&curve.name, t),
+                got.sample_curve(&curve.name, t),
+            );
+            assert_eq!(x, y, "{} curve {} at {t}", want.name(), curve.name);
+        }
+    }
+}
