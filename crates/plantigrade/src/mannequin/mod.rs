@@ -4,9 +4,26 @@
 //! The skeleton stands on model-space y = 0, faces +Z, its left is +X, and every rest
 //! rotation is the identity (bones are placed by translation only), which keeps procedural
 //! authoring in model space simple.
+//!
+//! Clip authoring is split by concern: `clips` lists the set; `gait` plans walks, runs
+//! and crouch walks from foot trajectories; `poses` holds idles, jumps, landings, the wall
+//! push and the aim overlay; `turn` the turns in place. They describe each key in model
+//! space (`body`), solve legs and arms with an analytic two-bone solve (`limb_ik`) on the
+//! joints looked up in `rig`, and turn the keys into tracks (`keys`).
 
+mod body;
 mod clips;
+mod easing;
+mod gait;
+mod keys;
+mod limb_ik;
+mod poses;
+mod rig;
 mod skeleton;
+mod turn;
+
+#[cfg(test)]
+mod tests;
 
 pub use clips::clip_names;
 pub use skeleton::skeleton;
