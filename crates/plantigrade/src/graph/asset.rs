@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use glam::Vec2;
 
 use super::blend_space::{BlendSpace1D, BlendSpace2D, BlendSpaceError};
-use super::def::{BlendCurve, GraphDef, LayerDef, NodeDef, ParamDef, RootMotionDef, StateMachineDef};
+use super::def::{
+    BlendCurve, GraphDef, LayerDef, NodeDef, ParamDef, RootMotionDef, StateMachineDef,
+};
 use super::events::{EventNameId, MachineId, StateId};
 use super::expr::{Expr, ExprError};
 use super::params::{BoolParam, FloatParam, ParamError, ParamId, ParamKind, ParamSet};
@@ -48,7 +50,10 @@ pub enum GraphProblem {
     #[error("state machine has no states")]
     NoStates,
     #[error("bad expression '{expression}': {source}")]
-    BadExpression { expression: String, source: ExprError },
+    BadExpression {
+        expression: String,
+        source: ExprError,
+    },
     #[error("blend space: {0}")]
     BlendSpace(BlendSpaceError),
     #[error("blend space has no samples")]
@@ -60,7 +65,11 @@ pub enum GraphProblem {
     #[error("marker '{marker}' is not an event of any clip of state '{state}'")]
     UnknownMarker { marker: String, state: String },
     #[error("clip '{clip}' was built for {tracks} joints but the skeleton has {joints}")]
-    ClipJointCount { clip: String, tracks: usize, joints: usize },
+    ClipJointCount {
+        clip: String,
+        tracks: usize,
+        joints: usize,
+    },
     #[error("graph nests deeper than {0} levels")]
     TooDeep(usize),
 }
@@ -183,7 +192,11 @@ pub const MAX_GRAPH_DEPTH: usize = 16;
 
 impl GraphAsset {
     /// Parses a RON graph and compiles it against `skeleton` and `clips`.
-    pub fn from_ron(source: &str, skeleton: &Skeleton, clips: Vec<Clip>) -> Result<Self, GraphLoadError> {
+    pub fn from_ron(
+        source: &str,
+        skeleton: &Skeleton,
+        clips: Vec<Clip>,
+    ) -> Result<Self, GraphLoadError> {
         let def: GraphDef = ron::from_str(source).map_err(|e| GraphLoadError {
             pos: Some(SourcePos {
                 line: e.span.start.line,
@@ -198,11 +211,20 @@ impl GraphAsset {
     }
 
     /// Compiles an already-parsed definition; errors carry no file position.
-    pub fn from_def(def: &GraphDef, skeleton: &Skeleton, clips: Vec<Clip>) -> Result<Self, GraphLoadError> {
-        Self::compile(def, skeleton, clips).map_err(|(problem, _)| GraphLoadError { pos: None, problem })
+    pub fn from_def(
+        def: &GraphDef,
+        skeleton: &Skeleton,
+        clips: Vec<Clip>,
+    ) -> Result<Self, GraphLoadError> {
+        Self::compile(def, skeleton, clips)
+            .map_err(|(problem, _)| GraphLoadError { pos: None, problem })
     }
 
-    fn compile(def: &GraphDef, skeleton: &Skeleton, clips: Vec<Clip>) -> Result<Self, (GraphProblem, Option<Anchor>)> {
+    fn compile(
+        def: &GraphDef,
+        skeleton: &Skeleton,
+        clips: Vec<Clip>,
+    ) -> Result<Self, (GraphProblem, Option<Anchor>)> {
         for clip in &clips {
             if clip.joint_tracks().len() != skeleton.num_joints() {
                 return Err((
@@ -260,9 +282,12 @@ impl GraphAsset {
             })
             .collect();
         let root_joint = match &def.root_motion.joint {
-            Some(name) => skeleton
-                .find(name)
-                .ok_or_else(|| (GraphProblem::UnknownBone(name.clone()), Some(Anchor::quoted(name))))?,
+            Some(name) => skeleton.find(name).ok_or_else(|| {
+                (
+                    GraphProblem::UnknownBone(name.clone()),
+                    Some(Anchor::quoted(name)),
+                )
+            })?,
             None => 0,
         };
         let mut compiler = Compiler {
@@ -318,7 +343,9 @@ impl GraphAsset {
 
     /// Name of an interned clip event.
     pub fn event_name(&self, id: EventNameId) -> &str {
-        self.event_names.get(id.0 as usize).map_or("", String::as_str)
+        self.event_names
+            .get(id.0 as usize)
+            .map_or("", String::as_str)
     }
 
     /// Id of a clip event name, to compare with [`super::GraphEvent::Clip`] without strings.
@@ -346,7 +373,9 @@ impl GraphAsset {
 
     /// A state machine's name: the state (or layer) that holds it, `base` for the root.
     pub fn machine_name(&self, machine: MachineId) -> &str {
-        self.machines.get(machine.0 as usize).map_or("", |m| m.name.as_str())
+        self.machines
+            .get(machine.0 as usize)
+            .map_or("", |m| m.name.as_str())
     }
 
     /// The machine with this name.
@@ -374,7 +403,10 @@ impl GraphAsset {
 
     pub fn state_id(&self, machine: MachineId, name: &str) -> Option<StateId> {
         let m = self.machines.get(machine.0 as usize)?;
-        m.states.iter().position(|(n, _)| n == name).map(|i| StateId(i as u16))
+        m.states
+            .iter()
+            .position(|(n, _)| n == name)
+            .map(|i| StateId(i as u16))
     }
 
     /// `(from, to, condition, duration_s)` of each transition of a machine, for listings.
@@ -385,9 +417,15 @@ impl GraphAsset {
         m.transitions
             .iter()
             .map(|t| {
-                let from = t.from.map_or("*".to_string(), |s| m.states[s.0 as usize].0.clone());
+                let from = t
+                    .from
+                    .map_or("*".to_string(), |s| m.states[s.0 as usize].0.clone());
                 let to = m.states[t.to.0 as usize].0.clone();
-                let mut cond = t.condition.as_ref().map(|c| c.source().to_string()).unwrap_or_default();
+                let mut cond = t
+                    .condition
+                    .as_ref()
+                    .map(|c| c.source().to_string())
+                    .unwrap_or_default();
                 if t.at_end {
                     cond = join_trigger(cond, "at end");
                 }
@@ -413,7 +451,11 @@ fn join_trigger(cond: String, trigger: &str) -> String {
     }
 }
 
-fn intern(names: &mut Vec<String>, index: &mut HashMap<String, EventNameId>, name: &str) -> EventNameId {
+fn intern(
+    names: &mut Vec<String>,
+    index: &mut HashMap<String, EventNameId>,
+    name: &str,
+) -> EventNameId {
     if let Some(&id) = index.get(name) {
         return id;
     }
@@ -472,7 +514,12 @@ impl Compiler<'_> {
         self.clips
             .iter()
             .position(|c| c.name() == name)
-            .ok_or_else(|| (GraphProblem::UnknownClip(name.to_string()), Some(Anchor::quoted(name))))
+            .ok_or_else(|| {
+                (
+                    GraphProblem::UnknownClip(name.to_string()),
+                    Some(Anchor::quoted(name)),
+                )
+            })
     }
 
     fn float_param(&self, name: &str) -> CompileResult<FloatParam> {
@@ -503,7 +550,10 @@ impl Compiler<'_> {
     /// Compiles a node; returns its id and the scratch poses its evaluation needs.
     fn node(&mut self, def: &NodeDef, name: &str, depth: usize) -> CompileResult<(NodeId, usize)> {
         if depth > MAX_GRAPH_DEPTH {
-            return Err((GraphProblem::TooDeep(MAX_GRAPH_DEPTH), Some(Anchor::quoted(name))));
+            return Err((
+                GraphProblem::TooDeep(MAX_GRAPH_DEPTH),
+                Some(Anchor::quoted(name)),
+            ));
         }
         match def {
             NodeDef::Clip { clip, rate } => {
@@ -511,35 +561,85 @@ impl Compiler<'_> {
                 let rate = finite_non_negative("clip rate", *rate, name)?;
                 Ok((self.push(Node::Clip { clip, rate }), 0))
             }
-            NodeDef::BlendSpace1D { param, samples, options } => {
+            NodeDef::BlendSpace1D {
+                param,
+                samples,
+                options,
+            } => {
                 if samples.is_empty() {
                     return Err((GraphProblem::EmptyBlendSpace, Some(Anchor::quoted(name))));
                 }
                 let x = self.float_param(param)?;
-                let clips = samples.iter().map(|s| self.clip(&s.clip)).collect::<CompileResult<Vec<_>>>()?;
+                let clips = samples
+                    .iter()
+                    .map(|s| self.clip(&s.clip))
+                    .collect::<CompileResult<Vec<_>>>()?;
                 let positions: Vec<f32> = samples.iter().map(|s| s.position).collect();
-                let space = BlendSpace1D::new(&positions).map_err(|e| blend_problem(e, &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>()))?;
+                let space = BlendSpace1D::new(&positions).map_err(|e| {
+                    blend_problem(
+                        e,
+                        &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>(),
+                    )
+                })?;
                 let options = self.options(options, name)?;
                 // Up to three sampled poses, blended into the output.
-                Ok((self.push(Node::Blend { x, y: None, space: BlendSpace::One(space), clips, options }), 3))
+                Ok((
+                    self.push(Node::Blend {
+                        x,
+                        y: None,
+                        space: BlendSpace::One(space),
+                        clips,
+                        options,
+                    }),
+                    3,
+                ))
             }
-            NodeDef::BlendSpace2D { x_param, y_param, samples, options } => {
+            NodeDef::BlendSpace2D {
+                x_param,
+                y_param,
+                samples,
+                options,
+            } => {
                 if samples.is_empty() {
                     return Err((GraphProblem::EmptyBlendSpace, Some(Anchor::quoted(name))));
                 }
                 let x = self.float_param(x_param)?;
                 let y = self.float_param(y_param)?;
-                let clips = samples.iter().map(|s| self.clip(&s.clip)).collect::<CompileResult<Vec<_>>>()?;
-                let positions: Vec<Vec2> = samples.iter().map(|s| Vec2::new(s.position.0, s.position.1)).collect();
-                let space = BlendSpace2D::new(&positions).map_err(|e| blend_problem(e, &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>()))?;
+                let clips = samples
+                    .iter()
+                    .map(|s| self.clip(&s.clip))
+                    .collect::<CompileResult<Vec<_>>>()?;
+                let positions: Vec<Vec2> = samples
+                    .iter()
+                    .map(|s| Vec2::new(s.position.0, s.position.1))
+                    .collect();
+                let space = BlendSpace2D::new(&positions).map_err(|e| {
+                    blend_problem(
+                        e,
+                        &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>(),
+                    )
+                })?;
                 let options = self.options(options, name)?;
-                Ok((self.push(Node::Blend { x, y: Some(y), space: BlendSpace::Two(space), clips, options }), 3))
+                Ok((
+                    self.push(Node::Blend {
+                        x,
+                        y: Some(y),
+                        space: BlendSpace::Two(space),
+                        clips,
+                        options,
+                    }),
+                    3,
+                ))
             }
             NodeDef::StateMachine(machine) => self.machine(machine, name, depth),
         }
     }
 
-    fn options(&self, def: &super::def::BlendSpaceOptions, name: &str) -> CompileResult<BlendOptions> {
+    fn options(
+        &self,
+        def: &super::def::BlendSpaceOptions,
+        name: &str,
+    ) -> CompileResult<BlendOptions> {
         let match_speed = match &def.match_speed_param {
             Some(p) => Some(self.float_param(p)?),
             None => None,
@@ -556,7 +656,13 @@ impl Compiler<'_> {
         }
         if let Some((lo, hi)) = def.x_wraps {
             if !(lo.is_finite() && hi.is_finite() && hi > lo) {
-                return Err((GraphProblem::BadNumber { what: "x_wraps range", value: hi - lo }, Some(Anchor::quoted(name))));
+                return Err((
+                    GraphProblem::BadNumber {
+                        what: "x_wraps range",
+                        value: hi - lo,
+                    },
+                    Some(Anchor::quoted(name)),
+                ));
             }
         }
         Ok(BlendOptions {
@@ -569,7 +675,12 @@ impl Compiler<'_> {
         })
     }
 
-    fn machine(&mut self, def: &StateMachineDef, name: &str, depth: usize) -> CompileResult<(NodeId, usize)> {
+    fn machine(
+        &mut self,
+        def: &StateMachineDef,
+        name: &str,
+        depth: usize,
+    ) -> CompileResult<(NodeId, usize)> {
         if def.states.is_empty() {
             return Err((GraphProblem::NoStates, Some(Anchor::quoted(name))));
         }
@@ -587,8 +698,14 @@ impl Compiler<'_> {
             if states.iter().any(|(n, _)| *n == state.name) {
                 // Point at the second declaration, after every earlier use of the name.
                 let earlier = source_uses(def, &state.name);
-                let anchor = Anchor { nth: earlier, ..Anchor::quoted(&state.name) };
-                return Err((GraphProblem::DuplicateState(state.name.clone()), Some(anchor)));
+                let anchor = Anchor {
+                    nth: earlier,
+                    ..Anchor::quoted(&state.name)
+                };
+                return Err((
+                    GraphProblem::DuplicateState(state.name.clone()),
+                    Some(anchor),
+                ));
             }
             let (node, needs) = self.node(&state.node, &state.name, depth + 1)?;
             deepest = deepest.max(needs);
@@ -599,19 +716,35 @@ impl Compiler<'_> {
                 .iter()
                 .position(|(s, _)| s == n)
                 .map(|i| StateId(i as u16))
-                .ok_or_else(|| (GraphProblem::UnknownState(n.to_string()), Some(Anchor::quoted(n))))
+                .ok_or_else(|| {
+                    (
+                        GraphProblem::UnknownState(n.to_string()),
+                        Some(Anchor::quoted(n)),
+                    )
+                })
         };
         let initial = find_state(&def.initial)?;
         let mut transitions = Vec::with_capacity(def.transitions.len());
         for t in &def.transitions {
-            let from = if t.from == "*" { None } else { Some(find_state(&t.from)?) };
+            let from = if t.from == "*" {
+                None
+            } else {
+                Some(find_state(&t.from)?)
+            };
             let to = find_state(&t.to)?;
             let condition = match &t.condition {
                 Some(src) => Some(Expr::parse(src, self.params).map_err(|source| {
                     let offset_chars = source.column().saturating_sub(1);
                     (
-                        GraphProblem::BadExpression { expression: src.clone(), source },
-                        Some(Anchor { text: src.clone(), offset_chars, nth: 0 }),
+                        GraphProblem::BadExpression {
+                            expression: src.clone(),
+                            source,
+                        },
+                        Some(Anchor {
+                            text: src.clone(),
+                            offset_chars,
+                            nth: 0,
+                        }),
                     )
                 })?),
                 None => None,
@@ -624,12 +757,19 @@ impl Compiler<'_> {
                         Some(s) => vec![s.0 as usize],
                         None => (0..states.len()).collect(),
                     };
-                    let found = id.is_some_and(|id| from_states.iter().any(|&s| self.node_has_event(states[s].1, id)));
+                    let found = id.is_some_and(|id| {
+                        from_states
+                            .iter()
+                            .any(|&s| self.node_has_event(states[s].1, id))
+                    });
                     match (found, id) {
                         (true, Some(id)) => Some(id),
                         _ => {
                             return Err((
-                                GraphProblem::UnknownMarker { marker: marker.clone(), state: t.from.clone() },
+                                GraphProblem::UnknownMarker {
+                                    marker: marker.clone(),
+                                    state: t.from.clone(),
+                                },
                                 Some(Anchor::quoted(marker)),
                             ))
                         }
@@ -637,9 +777,22 @@ impl Compiler<'_> {
                 }
                 None => None,
             };
-            transitions.push(Transition { from, to, condition, duration_s, curve: t.curve, at_end: t.at_end, at_marker });
+            transitions.push(Transition {
+                from,
+                to,
+                condition,
+                duration_s,
+                curve: t.curve,
+                at_end: t.at_end,
+                at_marker,
+            });
         }
-        self.machines[machine_id.0 as usize] = Machine { name: name.to_string(), states, initial, transitions };
+        self.machines[machine_id.0 as usize] = Machine {
+            name: name.to_string(),
+            states,
+            initial,
+            transitions,
+        };
         // One pose for the crossfade's other side.
         Ok((self.push(Node::Machine(machine_id)), deepest + 1))
     }
@@ -647,7 +800,9 @@ impl Compiler<'_> {
     fn node_has_event(&self, node: NodeId, id: EventNameId) -> bool {
         match &self.nodes[node] {
             Node::Clip { clip, .. } => self.clip_event_names[*clip].contains(&id),
-            Node::Blend { clips, .. } => clips.iter().any(|&c| self.clip_event_names[c].contains(&id)),
+            Node::Blend { clips, .. } => clips
+                .iter()
+                .any(|&c| self.clip_event_names[c].contains(&id)),
             Node::Machine(m) => self.machines[m.0 as usize]
                 .states
                 .iter()
@@ -661,30 +816,45 @@ impl Compiler<'_> {
             None => None,
         };
         let weight = finite_non_negative("layer weight", def.weight, &def.name)?;
-        let weight_smoothing_s = finite_non_negative("weight_smoothing_s", def.weight_smoothing_s, &def.name)?;
+        let weight_smoothing_s =
+            finite_non_negative("weight_smoothing_s", def.weight_smoothing_s, &def.name)?;
         let mask = if def.mask.is_empty() {
             None
         } else {
             let pairs: Vec<(&str, f32)> = def.mask.iter().map(|(n, w)| (n.as_str(), *w)).collect();
-            Some(BoneMask::from_chain_weights(self.skeleton, &pairs).map_err(|e| {
-                let anchor = match &e {
-                    PoseError::UnknownBone(b) | PoseError::BadMaskWeight { bone: b, .. } => Some(Anchor::quoted(b)),
-                    _ => Some(Anchor::quoted(&def.name)),
-                };
-                match e {
-                    PoseError::UnknownBone(b) => (GraphProblem::UnknownBone(b), anchor),
-                    other => (GraphProblem::Mask(other), anchor),
-                }
-            })?)
+            Some(
+                BoneMask::from_chain_weights(self.skeleton, &pairs).map_err(|e| {
+                    let anchor = match &e {
+                        PoseError::UnknownBone(b) | PoseError::BadMaskWeight { bone: b, .. } => {
+                            Some(Anchor::quoted(b))
+                        }
+                        _ => Some(Anchor::quoted(&def.name)),
+                    };
+                    match e {
+                        PoseError::UnknownBone(b) => (GraphProblem::UnknownBone(b), anchor),
+                        other => (GraphProblem::Mask(other), anchor),
+                    }
+                })?,
+            )
         };
-        Ok(Layer { name: def.name.clone(), node, weight_param, weight, mask, weight_smoothing_s })
+        Ok(Layer {
+            name: def.name.clone(),
+            node,
+            weight_param,
+            weight,
+            mask,
+            weight_smoothing_s,
+        })
     }
 }
 
 fn param_problem(name: &str, e: ParamError) -> (GraphProblem, Option<Anchor>) {
     let problem = match e {
         ParamError::Unknown { .. } => GraphProblem::UnknownParameter(name.to_string()),
-        other => GraphProblem::Parameter { name: name.to_string(), source: other },
+        other => GraphProblem::Parameter {
+            name: name.to_string(),
+            source: other,
+        },
     };
     (problem, Some(Anchor::quoted(name)))
 }
@@ -702,7 +872,10 @@ fn finite_non_negative(what: &'static str, value: f32, near: &str) -> CompileRes
     if value.is_finite() && value >= 0.0 {
         Ok(value)
     } else {
-        Err((GraphProblem::BadNumber { what, value }, Some(Anchor::quoted(near))))
+        Err((
+            GraphProblem::BadNumber { what, value },
+            Some(Anchor::quoted(near)),
+        ))
     }
 }
 

@@ -61,13 +61,16 @@ pub struct TimeSpan {
 pub fn for_each_event_in_span(clip: &Clip, span: TimeSpan, mut f: impl FnMut(usize)) {
     let duration = clip.duration_s();
     let events = clip.events();
-    if events.is_empty() || !(span.advance_s >= 0.0) || !span.start_s.is_finite() {
+    if events.is_empty()
+        || span.advance_s.is_nan()
+        || span.advance_s < 0.0
+        || !span.start_s.is_finite()
+    {
         return;
     }
     let start = span.start_s;
-    let in_range = |t: f32, lo: f32, hi: f32, include_lo: bool| {
-        (t > lo || (include_lo && t == lo)) && t <= hi
-    };
+    let in_range =
+        |t: f32, lo: f32, hi: f32, include_lo: bool| (t > lo || (include_lo && t == lo)) && t <= hi;
     if !clip.is_looping() || duration <= 0.0 {
         let end = (start + span.advance_s).min(duration);
         for (i, e) in events.iter().enumerate() {

@@ -9,7 +9,9 @@ use glam::Vec2;
 use super::asset::{BlendOptions, BlendSpace, GraphAsset, Node, NodeId};
 use super::blend_space::{SparseWeights, SpeedScaling};
 use super::def::BlendCurve;
-use super::events::{for_each_event_in_span, EventNameId, GraphEvent, MachineId, StateId, TimeSpan};
+use super::events::{
+    for_each_event_in_span, EventNameId, GraphEvent, MachineId, StateId, TimeSpan,
+};
 use super::params::ParamSet;
 use super::root_motion::{clip_root_delta, strip_root_motion, RootMotionDelta};
 use crate::clip::Clip;
@@ -74,6 +76,17 @@ struct MachineState {
     time_in_state_s: f32,
 }
 
+/// A clip that contributed to the last tick's base pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SampledClip {
+    /// Index into the asset's clips.
+    pub clip: usize,
+    /// Share of the base pose (0..=1).
+    pub weight: f32,
+    /// Clip time as a fraction of its duration (0..=1).
+    pub normalized_time: f32,
+}
+
 /// Why a tick could not run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GraphError {
@@ -93,6 +106,8 @@ pub struct GraphInstance {
     layer_weights: Vec<f32>,
     /// Blended float curves of the base layer (index = curve id).
     curves: Vec<f32>,
+    /// Clips sampled for the base layer in the last tick.
+    sampled: Vec<SampledClip>,
     scratch: Vec<Pose>,
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
@@ -131,6 +146,7 @@ impl GraphInstance {
             machines,
             layer_weights: vec![0.0; asset.layers.len()],
             curves: vec![0.0; asset.curve_names.len()],
+            sampled: Vec::with_capacity(3 * asset.nodes.len()),
             scratch: vec![rest; asset.scratch_poses.max(1)],
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
@@ -170,7 +186,9 @@ impl GraphInstance {
 
     /// Seconds since the machine entered its current state.
     pub fn time_in_state_s(&self, machine: MachineId) -> f32 {
-        self.machines.get(machine.0 as usize).map_or(0.0, |m| m.time_in_state_s)
+        self.machines
+            .get(machine.0 as usize)
+            .map_or(0.0, |m| m.time_in_state_s)
     }
 
     /// Weight of the current state in a running crossfade (1 when none runs).
@@ -188,6 +206,12 @@ impl GraphInstance {
         self.curves.get(curve_id).copied().unwrap_or(0.0)
     }
 
+    /// The clips sampled for the last tick's base pose, with their weights and times (for
+    /// debugging, and to check phase sync).
+    pub fn sampled_clips(&self) -> &[SampledClip] {
+        &self.sampled
+    }
+
     /// Smoothed weight of an overlay layer after the last tick.
     pub fn layer_weight(&self, layer: usize) -> f32 {
         self.layer_weights.get(layer).copied().unwrap_or(0.0)
@@ -202,7 +226,11 @@ impl GraphInstance {
             .get(machine.0 as usize)
             .is_some_and(|m| (state.0 as usize) < m.states.len());
         if let (true, Some(m)) = (valid, self.machines.get_mut(machine.0 as usize)) {
-            let duration_s = if duration_s.is_finite() { duration_s.max(0.0) } else { 0.0 };
+            let duration_s = if duration_s.is_finite() {
+                duration_s.max(0.0)
+            } else {
+                0.0
+            };
             m.pending_travel = Some((state, duration_s));
         }
     }
@@ -222,9 +250,17 @@ impl GraphInstance {
     pub fn tick(&mut self, dt_s: f32, out: &mut Pose) -> Result<(), GraphError> {
         let expected = self.asset.skeleton.num_joints();
         if out.num_joints() != expected {
-            return Err(PoseError::JointCount { expected, got: out.num_joints() }.into());
+            return Err(PoseError::JointCount {
+                expected,
+                got: out.num_joints(),
+            }
+            .into());
         }
-        let dt_s = if dt_s.is_finite() && dt_s > 0.0 { dt_s } else { 0.0 };
+        let dt_s = if dt_s.is_finite() && dt_s > 0.0 {
+            dt_s
+        } else {
+            0.0
+        };
         self.events.clear();
         self.root_motion = RootMotionDelta::ZERO;
         let asset = Arc::clone(&self.asset);
@@ -232,7 +268,10 @@ impl GraphInstance {
             self.started = true;
             for (i, m) in asset.machines.iter().enumerate() {
                 if is_active_machine(&asset, &self.machines, asset.base, MachineId(i as u16)) {
-                    self.events.push(GraphEvent::StateEntered { machine: MachineId(i as u16), state: m.initial });
+                    self.events.push(GraphEvent::StateEntered {
+                        machine: MachineId(i as u16),
+                        state: m.initial,
+                    });
                 }
             }
         }
@@ -247,24 +286,35 @@ impl GraphInstance {
             let delta = ctx.update(asset.base, dt_s, true);
             for (i, layer) in asset.layers.iter().enumerate() {
                 ctx.update(layer.node, dt_s, false);
-                let target = (layer.weight_param.map_or(1.0, |p| p.get(&self.params)) * layer.weight).clamp(0.0, 1.0);
-                self.layer_weights[i] = approach(self.layer_weights[i], target, layer.weight_smoothing_s, layer.weight_smoothing_s, dt_s);
+                let target = (layer.weight_param.map_or(1.0, |p| p.get(&self.params))
+                    * layer.weight)
+                    .clamp(0.0, 1.0);
+                self.layer_weights[i] = approach(
+                    self.layer_weights[i],
+                    target,
+                    layer.weight_smoothing_s,
+                    layer.weight_smoothing_s,
+                    dt_s,
+                );
             }
             if delta.is_finite() {
                 self.root_motion = delta.filtered(&asset.root_motion);
             }
         }
         self.curves.fill(0.0);
+        self.sampled.clear();
         let mut eval = Evaluate {
             asset: &asset,
             nodes: &self.nodes,
             machines: &mut self.machines,
             curves: Some(&mut self.curves),
+            sampled: Some(&mut self.sampled),
             curve_weight: 0.0,
         };
         eval.evaluate(asset.base, out, &mut self.scratch, 1.0)?;
         eval.finish_curves();
         eval.curves = None;
+        eval.sampled = None;
         for (i, layer) in asset.layers.iter().enumerate() {
             let weight = self.layer_weights[i];
             if weight <= 0.0 {
@@ -275,7 +325,12 @@ impl GraphInstance {
             blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
         }
         let root = asset.root_joint;
-        strip_root_motion(out, root, &asset.skeleton.rest_local()[root], &asset.root_motion);
+        strip_root_motion(
+            out,
+            root,
+            &asset.skeleton.rest_local()[root],
+            &asset.root_motion,
+        );
         Ok(())
     }
 }
@@ -297,7 +352,12 @@ fn wrap_into(value: f32, (lo, hi): (f32, f32)) -> f32 {
 }
 
 /// Whether `machine` is reachable through active states from `node`.
-fn is_active_machine(asset: &GraphAsset, machines: &[MachineState], node: NodeId, machine: MachineId) -> bool {
+fn is_active_machine(
+    asset: &GraphAsset,
+    machines: &[MachineState],
+    node: NodeId,
+    machine: MachineId,
+) -> bool {
     match &asset.nodes[node] {
         Node::Machine(m) if *m == machine => true,
         Node::Machine(m) => {
@@ -321,7 +381,12 @@ impl Update<'_> {
     fn root_delta(&self, clip: usize, span: TimeSpan) -> RootMotionDelta {
         let asset = self.asset;
         let root = asset.root_joint;
-        clip_root_delta(&asset.clips[clip], root, &asset.skeleton.rest_local()[root], span)
+        clip_root_delta(
+            &asset.clips[clip],
+            root,
+            &asset.skeleton.rest_local()[root],
+            span,
+        )
     }
 
     fn emit_clip_events(&mut self, clip: usize, span: TimeSpan) {
@@ -329,7 +394,10 @@ impl Update<'_> {
         let names = &asset.clip_event_names[clip];
         let events = &mut *self.events;
         for_each_event_in_span(&asset.clips[clip], span, |i| {
-            events.push(GraphEvent::Clip { name: names[i], clip: clip as u32 });
+            events.push(GraphEvent::Clip {
+                name: names[i],
+                clip: clip as u32,
+            });
         });
     }
 
@@ -341,7 +409,11 @@ impl Update<'_> {
                 let clip_index = *clip;
                 let clip = &asset.clips[clip_index];
                 let st = &mut self.nodes[node];
-                let span = TimeSpan { start_s: st.time_s, advance_s: dt_s * rate, inclusive_start: st.fresh };
+                let span = TimeSpan {
+                    start_s: st.time_s,
+                    advance_s: dt_s * rate,
+                    inclusive_start: st.fresh,
+                };
                 st.last_start = span.start_s;
                 st.last_advance = span.advance_s;
                 st.fresh = false;
@@ -351,10 +423,23 @@ impl Update<'_> {
                 }
                 self.root_delta(clip_index, span)
             }
-            Node::Blend { x, y, space, clips, options } => {
-                let target = Vec2::new(self.params.get_float(*x), y.map_or(0.0, |y| self.params.get_float(y)));
+            Node::Blend {
+                x,
+                y,
+                space,
+                clips,
+                options,
+            } => {
+                let target = Vec2::new(
+                    self.params.get_float(*x),
+                    y.map_or(0.0, |y| self.params.get_float(y)),
+                );
                 let st = &mut self.nodes[node];
-                st.query = if st.fresh { target } else { smooth_query(st.query, target, options, dt_s) };
+                st.query = if st.fresh {
+                    target
+                } else {
+                    smooth_query(st.query, target, options, dt_s)
+                };
                 let sparse = match space {
                     BlendSpace::One(s) => s.sample_weights_sparse(st.query.x),
                     BlendSpace::Two(s) => s.sample_weights_sparse(st.query),
@@ -377,10 +462,18 @@ impl Update<'_> {
                     st.last_start = st.phase;
                     st.last_advance = advance;
                     let next = st.phase + advance;
-                    st.phase = if all_one_shot { next.min(1.0) } else { next - next.floor() };
+                    st.phase = if all_one_shot {
+                        next.min(1.0)
+                    } else {
+                        next - next.floor()
+                    };
                     for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
                         let d = asset.clips[c].duration_s();
-                        *span = TimeSpan { start_s: st.last_start * d, advance_s: advance * d, inclusive_start: inclusive };
+                        *span = TimeSpan {
+                            start_s: st.last_start * d,
+                            advance_s: advance * d,
+                            inclusive_start: inclusive,
+                        };
                     }
                 } else {
                     st.last_start = st.time_s;
@@ -388,18 +481,26 @@ impl Update<'_> {
                     st.time_s += dt_s * rate;
                     for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
                         let clip = &asset.clips[c];
-                        *span = TimeSpan { start_s: clip.local_time_s(st.last_start), advance_s: st.last_advance, inclusive_start: inclusive };
+                        *span = TimeSpan {
+                            start_s: clip.local_time_s(st.last_start),
+                            advance_s: st.last_advance,
+                            inclusive_start: inclusive,
+                        };
                     }
                 }
                 let weighted: [(usize, f32); 3] = st.clip_weights;
                 let n = st.num_clips;
                 let mut delta = RootMotionDelta::ZERO;
                 for i in 0..n {
-                    delta = delta.add(self.root_delta(weighted[i].0, spans[i]).scaled(weighted[i].1));
+                    delta = delta.plus(
+                        self.root_delta(weighted[i].0, spans[i])
+                            .scaled(weighted[i].1),
+                    );
                 }
                 if emit {
                     // Only the dominant clip speaks, so a blend never doubles footsteps.
-                    if let Some(i) = (0..n).max_by(|&a, &b| weighted[a].1.total_cmp(&weighted[b].1)) {
+                    if let Some(i) = (0..n).max_by(|&a, &b| weighted[a].1.total_cmp(&weighted[b].1))
+                    {
                         self.emit_clip_events(weighted[i].0, spans[i]);
                     }
                 }
@@ -419,7 +520,11 @@ impl Update<'_> {
             .iter()
             .map(|&(c, w)| w * asset.clips[c].authored_speed_m_s().unwrap_or(0.0))
             .sum();
-        let scaling = SpeedScaling { min_rate: options.rate_range.0, max_rate: options.rate_range.1, ..Default::default() };
+        let scaling = SpeedScaling {
+            min_rate: options.rate_range.0,
+            max_rate: options.rate_range.1,
+            ..Default::default()
+        };
         scaling.rate(self.params.get_float(param), authored)
     }
 
@@ -439,11 +544,17 @@ impl Update<'_> {
                 delta = self.update(current_node, dt_s, emit && w >= 0.5).scaled(w);
                 if let FadeSource::State(source) = fade.source {
                     let source_node = def.states[source.0 as usize].1;
-                    delta = delta.add(self.update(source_node, dt_s, emit && w < 0.5).scaled(1.0 - w));
+                    delta = delta.plus(
+                        self.update(source_node, dt_s, emit && w < 0.5)
+                            .scaled(1.0 - w),
+                    );
                 }
                 if fade.elapsed_s >= fade.duration_s {
                     self.machines[m].fade = None;
-                    self.events.push(GraphEvent::TransitionFinished { machine, to: current });
+                    self.events.push(GraphEvent::TransitionFinished {
+                        machine,
+                        to: current,
+                    });
                 } else {
                     self.machines[m].fade = Some(fade);
                 }
@@ -462,7 +573,9 @@ impl Update<'_> {
                 continue;
             }
             let at_end_ok = !t.at_end || self.remaining_s(current_node) <= t.duration_s.max(1e-4);
-            let marker_ok = t.at_marker.is_none_or(|marker| self.crossed(current_node, marker));
+            let marker_ok = t
+                .at_marker
+                .is_none_or(|marker| self.crossed(current_node, marker));
             let condition_ok = t.condition.as_ref().is_none_or(|c| c.eval(self.params));
             if at_end_ok && marker_ok && condition_ok {
                 self.start_transition(machine, t.to, t.duration_s, t.curve);
@@ -472,7 +585,13 @@ impl Update<'_> {
         delta
     }
 
-    fn start_transition(&mut self, machine: MachineId, to: StateId, duration_s: f32, curve: BlendCurve) {
+    fn start_transition(
+        &mut self,
+        machine: MachineId,
+        to: StateId,
+        duration_s: f32,
+        curve: BlendCurve,
+    ) {
         let asset = self.asset;
         let m = machine.0 as usize;
         let state = &mut self.machines[m];
@@ -484,12 +603,26 @@ impl Update<'_> {
         } else {
             FadeSource::State(from)
         };
-        state.fade = Some(Crossfade { source, elapsed_s: 0.0, duration_s, curve });
+        state.fade = Some(Crossfade {
+            source,
+            elapsed_s: 0.0,
+            duration_s,
+            curve,
+        });
         state.current = to;
         state.time_in_state_s = 0.0;
-        self.events.push(GraphEvent::TransitionStarted { machine, from, to, duration_s });
-        self.events.push(GraphEvent::StateLeft { machine, state: from });
-        self.events.push(GraphEvent::StateEntered { machine, state: to });
+        self.events.push(GraphEvent::TransitionStarted {
+            machine,
+            from,
+            to,
+            duration_s,
+        });
+        self.events.push(GraphEvent::StateLeft {
+            machine,
+            state: from,
+        });
+        self.events
+            .push(GraphEvent::StateEntered { machine, state: to });
         let to_node = asset.machines[m].states[to.0 as usize].1;
         self.reset(to_node);
     }
@@ -497,7 +630,10 @@ impl Update<'_> {
     /// Restarts a node's subtree (times to 0, machines to their initial state).
     fn reset(&mut self, node: NodeId) {
         let asset = self.asset;
-        self.nodes[node] = NodeState { fresh: true, ..Default::default() };
+        self.nodes[node] = NodeState {
+            fresh: true,
+            ..Default::default()
+        };
         if let Node::Machine(machine) = &asset.nodes[node] {
             let m = machine.0 as usize;
             let initial = asset.machines[m].initial;
@@ -505,7 +641,10 @@ impl Update<'_> {
             st.current = initial;
             st.fade = None;
             st.time_in_state_s = 0.0;
-            self.events.push(GraphEvent::StateEntered { machine: *machine, state: initial });
+            self.events.push(GraphEvent::StateEntered {
+                machine: *machine,
+                state: initial,
+            });
             let child = asset.machines[m].states[initial.0 as usize].1;
             self.reset(child);
         }
@@ -551,13 +690,28 @@ impl Update<'_> {
             hit
         };
         match &asset.nodes[node] {
-            Node::Clip { clip, .. } => clip_crossed(*clip, TimeSpan { start_s: st.last_start, advance_s: st.last_advance, inclusive_start: false }),
+            Node::Clip { clip, .. } => clip_crossed(
+                *clip,
+                TimeSpan {
+                    start_s: st.last_start,
+                    advance_s: st.last_advance,
+                    inclusive_start: false,
+                },
+            ),
             Node::Blend { options, .. } => st.clip_weights[..st.num_clips].iter().any(|&(c, _)| {
                 let clip = &asset.clips[c];
                 let span = if options.sync {
-                    TimeSpan { start_s: st.last_start * clip.duration_s(), advance_s: st.last_advance * clip.duration_s(), inclusive_start: false }
+                    TimeSpan {
+                        start_s: st.last_start * clip.duration_s(),
+                        advance_s: st.last_advance * clip.duration_s(),
+                        inclusive_start: false,
+                    }
                 } else {
-                    TimeSpan { start_s: clip.local_time_s(st.last_start), advance_s: st.last_advance, inclusive_start: false }
+                    TimeSpan {
+                        start_s: clip.local_time_s(st.last_start),
+                        advance_s: st.last_advance,
+                        inclusive_start: false,
+                    }
                 };
                 clip_crossed(c, span)
             }),
@@ -576,12 +730,30 @@ fn smooth_query(current: Vec2, target: Vec2, options: &BlendOptions, dt_s: f32) 
             // Shortest way round, then back into the range.
             let span = range.1 - range.0;
             let diff = (target.x - current.x + span * 0.5).rem_euclid(span) - span * 0.5;
-            let moved = approach(0.0, diff, options.smoothing_up_s.x, options.smoothing_up_s.x, dt_s);
+            let moved = approach(
+                0.0,
+                diff,
+                options.smoothing_up_s.x,
+                options.smoothing_up_s.x,
+                dt_s,
+            );
             wrap_into(current.x + moved, range)
         }
-        None => approach(current.x, target.x, options.smoothing_up_s.x, options.smoothing_down_s.x, dt_s),
+        None => approach(
+            current.x,
+            target.x,
+            options.smoothing_up_s.x,
+            options.smoothing_down_s.x,
+            dt_s,
+        ),
     };
-    let y = approach(current.y, target.y, options.smoothing_up_s.y, options.smoothing_down_s.y, dt_s);
+    let y = approach(
+        current.y,
+        target.y,
+        options.smoothing_up_s.y,
+        options.smoothing_down_s.y,
+        dt_s,
+    );
     Vec2::new(x, y)
 }
 
@@ -589,8 +761,13 @@ fn smooth_query(current: Vec2, target: Vec2, options: &BlendOptions, dt_s: f32) 
 fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
     st.num_clips = 0;
     for &(sample, w) in sparse.as_slice() {
-        let Some(&clip) = clips.get(sample) else { continue };
-        if let Some(entry) = st.clip_weights[..st.num_clips].iter_mut().find(|e| e.0 == clip) {
+        let Some(&clip) = clips.get(sample) else {
+            continue;
+        };
+        if let Some(entry) = st.clip_weights[..st.num_clips]
+            .iter_mut()
+            .find(|e| e.0 == clip)
+        {
             entry.1 += w;
         } else if st.num_clips < 3 {
             st.clip_weights[st.num_clips] = (clip, w);
@@ -609,16 +786,39 @@ struct Evaluate<'a> {
     machines: &'a mut [MachineState],
     /// Curve accumulators while evaluating the base layer (`None` for overlays).
     curves: Option<&'a mut [f32]>,
+    sampled: Option<&'a mut Vec<SampledClip>>,
     curve_weight: f32,
 }
 
 impl Evaluate<'_> {
     /// Samples a clip; `weight` is its share of the final pose, for curve blending.
-    fn sample(&mut self, clip: usize, time_s: f32, out: &mut Pose, weight: f32) -> Result<(), GraphError> {
+    fn sample(
+        &mut self,
+        clip: usize,
+        time_s: f32,
+        out: &mut Pose,
+        weight: f32,
+    ) -> Result<(), GraphError> {
         let asset = self.asset;
         let clip_index = clip;
         let clip: &Clip = &asset.clips[clip];
         clip.sample(time_s, asset.skeleton.rest_local(), out)?;
+        if let Some(sampled) = self.sampled.as_deref_mut() {
+            let duration = clip.duration_s();
+            let normalized_time = if duration > 0.0 {
+                clip.local_time_s(time_s) / duration
+            } else {
+                0.0
+            };
+            // Capacity covers every node's samples; never grow in the tick.
+            if sampled.len() < sampled.capacity() {
+                sampled.push(SampledClip {
+                    clip: clip_index,
+                    weight,
+                    normalized_time,
+                });
+            }
+        }
         if let Some(curves) = self.curves.as_deref_mut() {
             if weight > 0.0 {
                 let t = clip.local_time_s(time_s);
@@ -643,7 +843,13 @@ impl Evaluate<'_> {
     }
 
     /// Writes `node`'s pose into `out`, using `scratch` for intermediate poses.
-    fn evaluate(&mut self, node: NodeId, out: &mut Pose, scratch: &mut [Pose], weight: f32) -> Result<(), GraphError> {
+    fn evaluate(
+        &mut self,
+        node: NodeId,
+        out: &mut Pose,
+        scratch: &mut [Pose],
+        weight: f32,
+    ) -> Result<(), GraphError> {
         let asset = self.asset;
         let st = &self.nodes[node];
         match &asset.nodes[node] {
@@ -653,21 +859,29 @@ impl Evaluate<'_> {
                 if n == 0 {
                     return Ok(());
                 }
-                for i in 0..n {
-                    let (clip, _) = st.clip_weights[i];
+                for (&(clip, clip_weight), pose) in
+                    st.clip_weights[..n].iter().zip(scratch.iter_mut())
+                {
                     let time_s = if options.sync {
                         // A one-shot held at its end stays on its last frame.
                         st.phase * asset.clips[clip].duration_s()
                     } else {
                         st.time_s
                     };
-                    self.sample(clip, time_s, &mut scratch[i], weight * st.clip_weights[i].1)?;
+                    self.sample(clip, time_s, pose, weight * clip_weight)?;
                 }
                 let w = &st.clip_weights;
                 match n {
                     1 => out.copy_from(&scratch[0])?,
                     2 => blend(&[(&scratch[0], w[0].1), (&scratch[1], w[1].1)], out)?,
-                    _ => blend(&[(&scratch[0], w[0].1), (&scratch[1], w[1].1), (&scratch[2], w[2].1)], out)?,
+                    _ => blend(
+                        &[
+                            (&scratch[0], w[0].1),
+                            (&scratch[1], w[1].1),
+                            (&scratch[2], w[2].1),
+                        ],
+                        out,
+                    )?,
                 }
                 Ok(())
             }
@@ -675,7 +889,13 @@ impl Evaluate<'_> {
         }
     }
 
-    fn evaluate_machine(&mut self, machine: MachineId, out: &mut Pose, scratch: &mut [Pose], weight: f32) -> Result<(), GraphError> {
+    fn evaluate_machine(
+        &mut self,
+        machine: MachineId,
+        out: &mut Pose,
+        scratch: &mut [Pose],
+        weight: f32,
+    ) -> Result<(), GraphError> {
         let asset = self.asset;
         let m = machine.0 as usize;
         let def = &asset.machines[m];

@@ -23,18 +23,18 @@ pub mod instance;
 pub mod params;
 pub mod root_motion;
 
+pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
 pub use blend_space::{
     clip_playback_rate, shared_cycle_duration_s, weighted_average, BlendSpace1D, BlendSpace2D,
     BlendSpaceError, SparseWeights, SpeedScaling, SyncGroup,
 };
+pub use def::{BlendCurve, GraphDef, RootAxis, RootMotionDef};
+pub use events::{EventNameId, GraphEvent, MachineId, StateId};
 pub use expr::{Expr, ExprError, ValueType};
+pub use instance::{GraphError, GraphInstance, SampledClip};
 pub use params::{
     names, BoolParam, FloatParam, ParamError, ParamId, ParamKind, ParamSet, Vec2Param,
 };
-pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
-pub use def::{BlendCurve, GraphDef, RootAxis, RootMotionDef};
-pub use events::{EventNameId, GraphEvent, MachineId, StateId};
-pub use instance::{GraphError, GraphInstance};
 pub use root_motion::RootMotionDelta;
 
 #[cfg(test)]

@@ -29,7 +29,8 @@ impl RootMotionDelta {
     /// `self` then `next` (whose translation is in the frame reached after `self`).
     pub fn then(self, next: RootMotionDelta) -> RootMotionDelta {
         RootMotionDelta {
-            translation_m: self.translation_m + Quat::from_rotation_y(self.yaw_rad) * next.translation_m,
+            translation_m: self.translation_m
+                + Quat::from_rotation_y(self.yaw_rad) * next.translation_m,
             yaw_rad: self.yaw_rad + next.yaw_rad,
         }
     }
@@ -42,7 +43,7 @@ impl RootMotionDelta {
         }
     }
 
-    pub fn add(self, other: RootMotionDelta) -> RootMotionDelta {
+    pub fn plus(self, other: RootMotionDelta) -> RootMotionDelta {
         RootMotionDelta {
             translation_m: self.translation_m + other.translation_m,
             yaw_rad: self.yaw_rad + other.yaw_rad,
@@ -77,7 +78,8 @@ pub fn yaw_of(rotation: Quat) -> f32 {
 }
 
 fn wrap_angle(a: f32) -> f32 {
-    let wrapped = (a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
+    let wrapped =
+        (a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
     if wrapped.is_finite() {
         wrapped
     } else {
@@ -105,9 +107,18 @@ fn segment(clip: &Clip, joint: usize, rest: &Transform, from_s: f32, to_s: f32) 
 }
 
 /// The root joint's motion over `span` of `clip` (wrapping once at the loop point).
-pub fn clip_root_delta(clip: &Clip, joint: usize, rest: &Transform, span: TimeSpan) -> RootMotionDelta {
+pub fn clip_root_delta(
+    clip: &Clip,
+    joint: usize,
+    rest: &Transform,
+    span: TimeSpan,
+) -> RootMotionDelta {
     let duration = clip.duration_s();
-    if duration <= 0.0 || !(span.advance_s > 0.0) || !span.start_s.is_finite() {
+    if duration <= 0.0
+        || span.advance_s.is_nan()
+        || span.advance_s <= 0.0
+        || !span.start_s.is_finite()
+    {
         return RootMotionDelta::ZERO;
     }
     let start = span.start_s.clamp(0.0, duration);
@@ -115,7 +126,13 @@ pub fn clip_root_delta(clip: &Clip, joint: usize, rest: &Transform, span: TimeSp
     if end <= duration || !clip.is_looping() {
         return segment(clip, joint, rest, start, end.min(duration));
     }
-    segment(clip, joint, rest, start, duration).then(segment(clip, joint, rest, 0.0, end - duration))
+    segment(clip, joint, rest, start, duration).then(segment(
+        clip,
+        joint,
+        rest,
+        0.0,
+        end - duration,
+    ))
 }
 
 /// Takes the root joint's extracted and discarded components out of `pose`: those
@@ -148,9 +165,15 @@ mod tests {
     fn turning_clip() -> Clip {
         // Root moves 1 m forward (+Z) and turns 90° left over 1 s, in a loop.
         let tracks = JointTracks {
-            translation: Some(Track::linear([(0.0, Vec3::ZERO), (1.0, Vec3::new(0.0, 0.2, 1.0))]).unwrap()),
+            translation: Some(
+                Track::linear([(0.0, Vec3::ZERO), (1.0, Vec3::new(0.0, 0.2, 1.0))]).unwrap(),
+            ),
             rotation: Some(
-                Track::linear([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_y(std::f32::consts::FRAC_PI_2))]).unwrap(),
+                Track::linear([
+                    (0.0, Quat::IDENTITY),
+                    (1.0, Quat::from_rotation_y(std::f32::consts::FRAC_PI_2)),
+                ])
+                .unwrap(),
             ),
             scale: None,
         };
@@ -167,12 +190,33 @@ mod tests {
     #[test]
     fn delta_over_a_span_and_across_the_wrap() {
         let clip = turning_clip();
-        let d = clip_root_delta(&clip, 0, &Transform::IDENTITY, TimeSpan { start_s: 0.0, advance_s: 0.5, inclusive_start: false });
+        let d = clip_root_delta(
+            &clip,
+            0,
+            &Transform::IDENTITY,
+            TimeSpan {
+                start_s: 0.0,
+                advance_s: 0.5,
+                inclusive_start: false,
+            },
+        );
         assert!((d.yaw_rad - std::f32::consts::FRAC_PI_4).abs() < 1e-4);
         assert!((d.translation_m - Vec3::new(0.0, 0.1, 0.5)).length() < 1e-5);
         // Across the wrap: 0.75 → 1.0 → 0.25 turns 45° in total, in two 22.5° parts.
-        let w = clip_root_delta(&clip, 0, &Transform::IDENTITY, TimeSpan { start_s: 0.75, advance_s: 0.5, inclusive_start: false });
-        assert!((w.yaw_rad - std::f32::consts::FRAC_PI_4).abs() < 1e-4, "{w:?}");
+        let w = clip_root_delta(
+            &clip,
+            0,
+            &Transform::IDENTITY,
+            TimeSpan {
+                start_s: 0.75,
+                advance_s: 0.5,
+                inclusive_start: false,
+            },
+        );
+        assert!(
+            (w.yaw_rad - std::f32::consts::FRAC_PI_4).abs() < 1e-4,
+            "{w:?}"
+        );
         // Motion accumulates across the wrap instead of jumping back: 0.05 + 0.05 up.
         assert!((w.translation_m.y - 0.1).abs() < 1e-5, "{w:?}");
     }
@@ -180,7 +224,16 @@ mod tests {
     #[test]
     fn axis_filtering_and_stripping() {
         let clip = turning_clip();
-        let d = clip_root_delta(&clip, 0, &Transform::IDENTITY, TimeSpan { start_s: 0.0, advance_s: 0.5, inclusive_start: false });
+        let d = clip_root_delta(
+            &clip,
+            0,
+            &Transform::IDENTITY,
+            TimeSpan {
+                start_s: 0.0,
+                advance_s: 0.5,
+                inclusive_start: false,
+            },
+        );
         let def = RootMotionDef::default();
         let f = d.filtered(&def);
         // Default: vertical and yaw extracted, horizontal dropped.
@@ -188,7 +241,11 @@ mod tests {
         assert_eq!(f.translation_m.z, 0.0);
         assert!((f.translation_m.y - 0.1).abs() < 1e-5);
         assert!((f.yaw_rad - d.yaw_rad).abs() < 1e-6);
-        let keep_z = RootMotionDef { z: RootAxis::Extract, yaw: RootAxis::Discard, ..def.clone() };
+        let keep_z = RootMotionDef {
+            z: RootAxis::Extract,
+            yaw: RootAxis::Discard,
+            ..def.clone()
+        };
         let f = d.filtered(&keep_z);
         assert!((f.translation_m.z - 0.5).abs() < 1e-5);
         assert_eq!(f.yaw_rad, 0.0);
@@ -199,7 +256,13 @@ mod tests {
         strip_root_motion(&mut pose, 0, &Transform::IDENTITY, &def);
         assert_eq!(pose.local()[0].translation, Vec3::ZERO);
         assert!(yaw_of(pose.local()[0].rotation).abs() < 1e-5);
-        let keep_all = RootMotionDef { x: RootAxis::Keep, y: RootAxis::Keep, z: RootAxis::Keep, yaw: RootAxis::Keep, joint: None };
+        let keep_all = RootMotionDef {
+            x: RootAxis::Keep,
+            y: RootAxis::Keep,
+            z: RootAxis::Keep,
+            yaw: RootAxis::Keep,
+            joint: None,
+        };
         let before = kept.clone();
         strip_root_motion(&mut kept, 0, &Transform::IDENTITY, &keep_all);
         assert_eq!(kept, before);

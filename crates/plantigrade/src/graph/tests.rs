@@ -18,7 +18,14 @@ fn rig() -> Skeleton {
         parent,
         rest_local: Transform::from_translation(Vec3::Y * 0.1),
     };
-    Skeleton::new(vec![j("root", None), j("hips", Some(0)), j("spine", Some(1)), j("head", Some(2)), j("leg", Some(1))]).unwrap()
+    Skeleton::new(vec![
+        j("root", None),
+        j("hips", Some(0)),
+        j("spine", Some(1)),
+        j("head", Some(2)),
+        j("leg", Some(1)),
+    ])
+    .unwrap()
 }
 
 /// A clip that holds every non-root joint at translation x = `x` and yaw `yaw_deg`.
@@ -32,7 +39,10 @@ fn hold(name: &str, x: f32, yaw_deg: f32, duration_s: f32) -> Clip {
 }
 
 fn clips() -> Vec<Clip> {
-    let contact = crate::clip::FloatCurve { name: "FootContact_L".into(), track: Track::constant(1.0) };
+    let contact = crate::clip::FloatCurve {
+        name: "FootContact_L".into(),
+        track: Track::constant(1.0),
+    };
     vec![
         hold("A", 0.0, 0.0, 1.0).with_curve(contact).unwrap(),
         hold("B", 1.0, 90.0, 1.0),
@@ -82,7 +92,10 @@ const DT: f32 = 1.0 / 60.0;
 
 #[test]
 fn transition_follows_declared_duration_and_curve() {
-    for (curve, f) in [("Linear", (|t: f32| t) as fn(f32) -> f32), ("EaseInOut", |t: f32| t * t * (3.0 - 2.0 * t))] {
+    for (curve, f) in [
+        ("Linear", (|t: f32| t) as fn(f32) -> f32),
+        ("EaseInOut", |t: f32| t * t * (3.0 - 2.0 * t)),
+    ] {
         let mut g = GraphInstance::new(Arc::new(two_state(curve)));
         let mut pose = Pose::rest(g.asset().skeleton());
         g.tick(DT, &mut pose).unwrap();
@@ -94,11 +107,23 @@ fn transition_follows_declared_duration_and_curve() {
         for tick in 1..=30 {
             g.tick(DT, &mut pose).unwrap();
             let t = (tick as f32 * DT / 0.3).min(1.0);
-            assert!((hips_x(&pose) - f(t)).abs() < 1e-4, "{curve} tick {tick}: {} vs {}", hips_x(&pose), f(t));
+            assert!(
+                (hips_x(&pose) - f(t)).abs() < 1e-4,
+                "{curve} tick {tick}: {} vs {}",
+                hips_x(&pose),
+                f(t)
+            );
             // A carries FootContact_L = 1, B none: the blended curve is A's weight.
             let contact = g.curve(g.asset().curve_id("FootContact_L").unwrap());
-            assert!((contact - (1.0 - f(t))).abs() < 1e-4, "curve {contact} at t {t}");
-            if finished_at.is_none() && g.events().iter().any(|e| matches!(e, GraphEvent::TransitionFinished { .. })) {
+            assert!(
+                (contact - (1.0 - f(t))).abs() < 1e-4,
+                "curve {contact} at t {t}"
+            );
+            if finished_at.is_none()
+                && g.events()
+                    .iter()
+                    .any(|e| matches!(e, GraphEvent::TransitionFinished { .. }))
+            {
                 finished_at = Some(tick);
             }
         }
@@ -128,7 +153,11 @@ fn interrupted_transition_does_not_pop() {
     // A linear 90° fade over 0.3 s turns 5° a tick; fading from the frozen 45° mix toward
     // −90° over 0.2 s turns (45 + 90)° / 12 ≈ 11.25° a tick on average, a little more mid-way
     // because nlerp is not constant-speed. A pop would be ≥ 45° in one tick.
-    assert!(max_step_rad.to_degrees() < 14.0, "largest step {:.1}°", max_step_rad.to_degrees());
+    assert!(
+        max_step_rad.to_degrees() < 14.0,
+        "largest step {:.1}°",
+        max_step_rad.to_degrees()
+    );
     assert!((hips_x(&pose) - 2.0).abs() < 1e-5, "ends in C");
 }
 
@@ -158,7 +187,10 @@ fn marker_advances_and_events_fire_once() {
     let mut g = GraphInstance::new(asset.clone());
     let mut pose = Pose::rest(asset.skeleton());
     let steps = asset.state_id(machine, "Steps").unwrap();
-    let (left, right) = (asset.event_id("Footstep_L").unwrap(), asset.event_id("Footstep_R").unwrap());
+    let (left, right) = (
+        asset.event_id("Footstep_L").unwrap(),
+        asset.event_id("Footstep_R").unwrap(),
+    );
     let mut entered_at = None;
     let mut counts = [0, 0];
     for tick in 0..(60 * 4) {
@@ -202,7 +234,10 @@ fn layer_mask_gradient_and_weight() {
     // hips and leg untouched, spine halfway, head fully B.
     assert_eq!(x[1], 0.0);
     assert_eq!(x[4], 0.0);
-    assert!((x[2] - 0.5).abs() < 1e-6 && (x[3] - 1.0).abs() < 1e-6, "{x:?}");
+    assert!(
+        (x[2] - 0.5).abs() < 1e-6 && (x[3] - 1.0).abs() < 1e-6,
+        "{x:?}"
+    );
     g.params_mut().set_float(w, 0.5);
     g.tick(DT, &mut pose).unwrap();
     assert!((pose.local()[3].translation.x - 0.5).abs() < 1e-6);
@@ -211,10 +246,16 @@ fn layer_mask_gradient_and_weight() {
 #[test]
 fn root_motion_through_the_graph_is_filtered_and_stripped() {
     let mut joints = vec![JointTracks::default(); 5];
-    joints[0].translation = Some(Track::linear([(0.0, Vec3::ZERO), (1.0, Vec3::new(0.5, 0.2, 2.0))]).unwrap());
-    joints[0].rotation = Some(Track::linear([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_y(1.0))]).unwrap());
+    joints[0].translation =
+        Some(Track::linear([(0.0, Vec3::ZERO), (1.0, Vec3::new(0.5, 0.2, 2.0))]).unwrap());
+    joints[0].rotation =
+        Some(Track::linear([(0.0, Quat::IDENTITY), (1.0, Quat::from_rotation_y(1.0))]).unwrap());
     let mut all = clips();
-    all.push(Clip::new("Move", Some(1.0), joints).unwrap().with_looping(false));
+    all.push(
+        Clip::new("Move", Some(1.0), joints)
+            .unwrap()
+            .with_looping(false),
+    );
     let src = format!(r#"GraphDef({PARAMS} base: Clip(clip: "Move"), root_motion: (z: Extract))"#);
     let asset = Arc::new(GraphAsset::from_ron(&src, &rig(), all).unwrap());
     let mut g = GraphInstance::new(asset.clone());
@@ -247,7 +288,11 @@ fn pause_freezes_time_and_events() {
         if g.is_paused() {
             assert!(g.events().is_empty());
         }
-        events += g.events().iter().filter(|e| matches!(e, GraphEvent::Clip { .. })).count();
+        events += g
+            .events()
+            .iter()
+            .filter(|e| matches!(e, GraphEvent::Clip { .. }))
+            .count();
     }
     // 60 unpaused ticks = 1 s of clip: L at 0, R at 0.5, and L again at 1.0 s only if reached.
     assert_eq!(events, 2);
@@ -323,5 +368,10 @@ fn malformed_definitions_name_line_and_problem() {
     let err = load(cases[4].0).unwrap_err();
     let pos = err.pos.unwrap();
     let line4 = cases[4].0.lines().nth(3).unwrap();
-    assert_eq!(&line4[pos.col - 1..pos.col], ")", "column {} in {line4:?}", pos.col);
+    assert_eq!(
+        &line4[pos.col - 1..pos.col],
+        ")",
+        "column {} in {line4:?}",
+        pos.col
+    );
 }

@@ -71,3 +71,16 @@ impl Default for Mannequin {
         Self::new()
     }
 }
+
+/// The default ALS-style graph for the mannequin, as RON (SPEC GRAPH-6): Locomotion
+/// (direction × speed over Idle, 8-way Walk and Run, Sprint), Crouch, Jump (over vertical
+/// velocity), Land (over impact speed, leaving at `recovered`) and Push_Wall, with an Aim
+/// overlay on a spine-gradient mask. A starting point for your own graph files.
+pub const DEFAULT_GRAPH_RON: &str = include_str!("default_als.ron");
+
+impl Mannequin {
+    /// The default graph compiled against this mannequin's skeleton and clips.
+    pub fn default_graph(&self) -> Result<crate::graph::GraphAsset, crate::graph::GraphLoadError> {
+        crate::graph::GraphAsset::from_ron(DEFAULT_GRAPH_RON, &self.skeleton, self.clips.clone())
+    }
+}

@@ -1,0 +1,179 @@
+//! The built-in default ALS graph on the mannequin: it loads, keeps walk and run in phase
+//! while blending, runs the jump phases and landings, and layers the aim on the upper body.
+
+use std::sync::Arc;
+
+use plantigrade::graph::{GraphInstance, MachineId};
+use plantigrade::mannequin::Mannequin;
+use plantigrade::pose::Pose;
+
+const DT: f32 = 1.0 / 60.0;
+
+fn setup() -> (Mannequin, GraphInstance, Pose) {
+    let m = Mannequin::new();
+    let asset = Arc::new(m.default_graph().expect("default graph loads"));
+    let g = GraphInstance::new(asset);
+    let pose = Pose::rest(&m.skeleton);
+    (m, g, pose)
+}
+
+fn set_f(g: &mut GraphInstance, name: &str, v: f32) {
+    let p = g.params().float(name).unwrap();
+    g.params_mut().set_float(p, v);
+}
+
+fn set_b(g: &mut GraphInstance, name: &str, v: bool) {
+    let p = g.params().bool(name).unwrap();
+    g.params_mut().set_bool(p, v);
+}
+
+fn state(g: &GraphInstance) -> String {
+    let base = MachineId(0);
+    g.asset()
+        .state_name(base, g.current_state(base).unwrap())
+        .to_string()
+}
+
+#[test]
+fn walk_and_run_stay_in_phase_while_blending() {
+    let (m, mut g, mut pose) = setup();
+    let walk = g
+        .asset()
+        .clips()
+        .iter()
+        .position(|c| c.name() == "Walk_F")
+        .unwrap();
+    let run = g
+        .asset()
+        .clips()
+        .iter()
+        .position(|c| c.name() == "Run_F")
+        .unwrap();
+    // Both clips put the left footstep at the same phase, so a shared phase keeps feet in step.
+    let step_phase = |name: &str| {
+        let c = m.clip(name).unwrap();
+        c.events()
+            .iter()
+            .find(|e| e.name == "Footstep_L")
+            .unwrap()
+            .time_s
+            / c.duration_s()
+    };
+    assert!((step_phase("Walk_F") - step_phase("Run_F")).abs() < 0.02);
+
+    set_f(&mut g, "speed", 1.75);
+    for _ in 0..60 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    let mut blended_ticks = 0;
+    for tick in 0..=90 {
+        // Walk speed to run speed over the first second, then hold.
+        set_f(&mut g, "speed", 1.75 + 2.0 * (tick as f32 / 60.0).min(1.0));
+        g.tick(DT, &mut pose).unwrap();
+        let find = |clip| {
+            g.sampled_clips()
+                .iter()
+                .find(|s| s.clip == clip && s.weight > 0.0)
+        };
+        if let (Some(w), Some(r)) = (find(walk), find(run)) {
+            blended_ticks += 1;
+            let diff = (w.normalized_time - r.normalized_time).abs();
+            let diff = diff.min(1.0 - diff);
+            assert!(
+                diff <= 0.02,
+                "tick {tick}: walk at {} and run at {}",
+                w.normalized_time,
+                r.normalized_time
+            );
+        }
+    }
+    assert!(
+        blended_ticks > 30,
+        "walk and run blended for {blended_ticks} ticks"
+    );
+}
+
+#[test]
+fn jump_phases_landing_grades_and_recovery() {
+    let (_, mut g, mut pose) = setup();
+    for (take_off_m_s, heavy) in [(9.0f32, true), (3.5, false)] {
+        for _ in 0..30 {
+            g.tick(DT, &mut pose).unwrap();
+        }
+        set_b(&mut g, "is_grounded", false);
+        let mut vy = take_off_m_s;
+        let mut height = 0.0;
+        let mut dominant = Vec::new();
+        while height >= 0.0 {
+            set_f(&mut g, "vertical_velocity", vy);
+            g.tick(DT, &mut pose).unwrap();
+            let top = g
+                .sampled_clips()
+                .iter()
+                .max_by(|a, b| a.weight.total_cmp(&b.weight))
+                .unwrap();
+            let name = g.asset().clips()[top.clip].name().to_string();
+            if dominant.last() != Some(&name) && name.starts_with("Jump") {
+                dominant.push(name);
+            }
+            vy -= 24.5 * DT;
+            height += vy * DT;
+        }
+        assert_eq!(state(&g), "Jump");
+        assert_eq!(
+            dominant,
+            ["Jump_Start", "Jump_Apex", "Jump_Fall"],
+            "take-off {take_off_m_s}"
+        );
+        set_b(&mut g, "is_grounded", true);
+        set_f(&mut g, "land_velocity", -vy);
+        g.tick(DT, &mut pose).unwrap();
+        assert_eq!(state(&g), "Land");
+        let mut landing_clip = None;
+        let mut ticks = 0;
+        while state(&g) == "Land" && ticks < 300 {
+            g.tick(DT, &mut pose).unwrap();
+            // The landing clip with the most weight (the jump pose fades out meanwhile).
+            let landing = g
+                .sampled_clips()
+                .iter()
+                .filter(|s| g.asset().clips()[s.clip].name().starts_with("Land"))
+                .max_by(|a, b| a.weight.total_cmp(&b.weight));
+            if let Some(top) = landing {
+                landing_clip.get_or_insert_with(|| g.asset().clips()[top.clip].name().to_string());
+            }
+            ticks += 1;
+        }
+        let expected = if heavy { "Land_Heavy" } else { "Land_Light" };
+        assert_eq!(landing_clip.as_deref(), Some(expected), "impact {}", -vy);
+        assert_eq!(state(&g), "Locomotion", "left Land at its recovered marker");
+    }
+}
+
+#[test]
+fn aim_overlay_moves_the_upper_body_only() {
+    let (m, mut g, mut pose) = setup();
+    let mut aimed = pose.clone();
+    set_f(&mut g, "speed", 1.75);
+    let mut g2 = g.clone();
+    set_b(&mut g2, "aiming", true);
+    for _ in 0..60 {
+        g.tick(DT, &mut pose).unwrap();
+        g2.tick(DT, &mut aimed).unwrap();
+    }
+    let joint = |n: &str| m.skeleton.find(n).unwrap();
+    for leg in ["thigh_l", "calf_r", "foot_l", "pelvis"] {
+        assert_eq!(
+            pose.local()[joint(leg)],
+            aimed.local()[joint(leg)],
+            "{leg} untouched by the aim layer"
+        );
+    }
+    let moved = |n: &str| {
+        pose.local()[joint(n)]
+            .rotation
+            .angle_between(aimed.local()[joint(n)].rotation)
+    };
+    assert!(moved("upperarm_r") > 0.2, "the arms take the aim pose");
+    assert!(g2.layer_weight(0) > 0.99);
+}
