@@ -208,8 +208,16 @@ impl<T: TrackValue> Track<T> {
         }
         // Key values (not cubic tangents) must be canonical: unit rotations.
         let mut values = values;
-        let stride = if interpolation == Interpolation::CubicSpline { 3 } else { 1 };
-        let first = if interpolation == Interpolation::CubicSpline { 1 } else { 0 };
+        let stride = if interpolation == Interpolation::CubicSpline {
+            3
+        } else {
+            1
+        };
+        let first = if interpolation == Interpolation::CubicSpline {
+            1
+        } else {
+            0
+        };
         for index in (first..values.len()).step_by(stride) {
             values[index] = values[index]
                 .canonical_key()

@@ -1,0 +1,100 @@
+//! `inspect FILE.glb` and `mannequin --export FILE.glb`.
+
+use std::path::Path;
+
+use anyhow::Context;
+use plantigrade::bone_map::{HumanoidMap, Side};
+use plantigrade::mannequin::Mannequin;
+use plantigrade::{Clip, Skeleton};
+
+/// Prints the built-in mannequin, or writes it as a .glb.
+pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
+    let mannequin = Mannequin::new();
+    match export {
+        Some(path) => {
+            plantigrade_gltf::export_glb_to_path(&mannequin.skeleton, &mannequin.clips, path)
+                .with_context(|| format!("exporting the mannequin to {}", path.display()))?;
+            println!(
+                "wrote {} ({} joints, {} clips)",
+                path.display(),
+                mannequin.skeleton.num_joints(),
+                mannequin.clips.len()
+            );
+        }
+        None => print_asset(&mannequin.skeleton, &mannequin.clips),
+    }
+    Ok(true)
+}
+
+/// Loads a glTF file and prints what plantigrade sees in it.
+pub fn inspect(file: &Path) -> anyhow::Result<bool> {
+    let asset =
+        plantigrade_gltf::load_path(file).with_context(|| format!("loading {}", file.display()))?;
+    println!("{}", file.display());
+    print_asset(&asset.skeleton, &asset.clips);
+    Ok(true)
+}
+
+fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
+    println!("\nskeleton: {} joints", skeleton.num_joints());
+    for joint in 0..skeleton.num_joints() {
+        let p = skeleton.rest_position_model(joint);
+        println!(
+            "  {:indent$}{}  (rest model position {:.3}, {:.3}, {:.3})",
+            "",
+            skeleton.name(joint),
+            p.x,
+            p.y,
+            p.z,
+            indent = 2 * skeleton.depth(joint)
+        );
+    }
+
+    let map = HumanoidMap::detect(skeleton);
+    println!("\nbone map (preset {:?}):", map.preset);
+    for (role, joint) in map.roles() {
+        match joint {
+            Some(j) => println!("  {role:<12} {}", skeleton.name(j)),
+            None => println!("  {role:<12} (missing)"),
+        }
+    }
+    for side in Side::BOTH {
+        match map.leg(side) {
+            Ok(_) => match map.feet[side.index()] {
+                Some(s) => println!(
+                    "  {side:?} leg: complete; foot sockets (foot-local m) heel {:.3?} ball {:.3?}",
+                    s.heel_foot_local.to_array(),
+                    s.ball_foot_local.to_array()
+                ),
+                None => println!("  {side:?} leg: complete; foot sockets could not be derived"),
+            },
+            Err(err) => println!("  {err}"),
+        }
+    }
+
+    println!("\nclips: {}", clips.len());
+    for clip in clips {
+        let animated = clip.joint_tracks().iter().filter(|t| !t.is_empty()).count();
+        let mut extra = Vec::new();
+        if let Some(speed) = clip.authored_speed_m_s() {
+            extra.push(format!("{speed:.2} m/s"));
+        }
+        if !clip.is_looping() {
+            extra.push("one-shot".into());
+        }
+        if !clip.curves().is_empty() {
+            let names: Vec<_> = clip.curves().iter().map(|c| c.name.as_str()).collect();
+            extra.push(format!("curves {}", names.join(",")));
+        }
+        if !clip.events().is_empty() {
+            extra.push(format!("{} events", clip.events().len()));
+        }
+        println!(
+            "  {:<40} {:>7.3} s  {:>3} joints animated  {}",
+            clip.name(),
+            clip.duration_s(),
+            animated,
+            extra.join("  ")
+        );
+    }
+}

@@ -1,0 +1,33 @@
+//! results.json: machine-readable results. Top-level keys are stable; later stages add keys.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use serde::Serialize;
+
+/// One named pass/fail check with a human-readable detail.
+#[derive(Clone, Debug, Serialize)]
+pub struct Check {
+    pub name: String,
+    pub pass: bool,
+    pub detail: String,
+}
+
+impl Check {
+    pub fn new(name: impl Into<String>, pass: bool, detail: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            pass,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// Writes `value` as pretty JSON to `dir/results.json`, creating `dir`.
+pub fn write_results(dir: &Path, value: &impl Serialize) -> anyhow::Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join("results.json");
+    let json = serde_json::to_string_pretty(value).context("serialising results")?;
+    std::fs::write(&path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
