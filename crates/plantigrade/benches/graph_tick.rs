@@ -1,0 +1,69 @@
+//! The default ALS graph evaluated per character per tick: parameters set, state machine
+//! and 2D blend space updated, up to three clips sampled and blended, the aim overlay layered
+//! through its mask. On the mannequin, and on the UAL rig with `ual_als.ron` when
+//! ../shared/assets is present.
+//!
+//! `cargo bench -p plantigrade --bench graph_tick`
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use plantigrade::graph::{GraphAsset, GraphInstance};
+use plantigrade::mannequin::Mannequin;
+use plantigrade::pose::Pose;
+
+fn bench_graph(c: &mut Criterion, label: &str, asset: GraphAsset) {
+    let asset = Arc::new(asset);
+    let joints = asset.skeleton().num_joints();
+    let mut graph = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let p = asset.params();
+    let (speed, direction, aiming) = (
+        p.float("speed").unwrap(),
+        p.float("direction").unwrap(),
+        p.bool("aiming").unwrap(),
+    );
+    let mut group = c.benchmark_group(format!("graph_tick/{label}"));
+    group.throughput(Throughput::Elements(joints as u64));
+    for (name, aim) in [("locomotion", false), ("locomotion_aim_overlay", true)] {
+        let mut t = 0.0f32;
+        graph.params_mut().set_bool(aiming, aim);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                t += 1.0 / 60.0;
+                // Speed between walk and run, direction sweeping: three clips blend.
+                let params = graph.params_mut();
+                params.set_float(speed, 2.6 + (t * 0.7).sin());
+                params.set_float(direction, 40.0 * (t * 0.3).sin());
+                graph.tick(black_box(1.0 / 60.0), &mut pose).ok();
+                black_box(&pose);
+            })
+        });
+    }
+    group.finish();
+}
+
+fn graph_tick(c: &mut Criterion) {
+    let m = Mannequin::new();
+    match m.default_graph() {
+        Ok(asset) => bench_graph(c, "mannequin", asset),
+        Err(err) => eprintln!("skipping the mannequin: {err}"),
+    }
+    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets");
+    let ual = assets.join("Mesh2Motion_HumanBase_UAL1.glb");
+    match plantigrade_gltf::load_path(&ual) {
+        Ok(rig) => {
+            let source = include_str!("ual_als.ron");
+            match GraphAsset::from_ron(source, &rig.skeleton, rig.clips) {
+                Ok(asset) => bench_graph(c, "ual", asset),
+                Err(err) => eprintln!("skipping the UAL rig: ual_als.ron: {err}"),
+            }
+        }
+        Err(err) => eprintln!("skipping the UAL rig: {} ({err})", ual.display()),
+    }
+}
+
+criterion_group!(benches, graph_tick);
+criterion_main!(benches);
