@@ -375,3 +375,46 @@ fn malformed_definitions_name_line_and_problem() {
         pos.col
     );
 }
+
+#[test]
+fn nested_state_machine_runs_as_a_sub_graph() {
+    let asset = Arc::new(
+        load(
+            r#"base: StateMachine((initial: "Outer", states: [
+                 (name: "Outer", node: StateMachine((initial: "A", states: [(name: "A", node: Clip(clip: "A")), (name: "B", node: Clip(clip: "B"))],
+                    transitions: [(from: "A", to: "B", condition: Some("go_b"), duration_s: 0.0)]))),
+                 (name: "C", node: Clip(clip: "C"))],
+               transitions: [(from: "Outer", to: "C", condition: Some("go_c"), duration_s: 0.0)])),"#,
+        )
+        .unwrap(),
+    );
+    assert_eq!(asset.num_machines(), 2);
+    let inner = asset.machine_id("Outer").unwrap();
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    g.tick(DT, &mut pose).unwrap();
+    // Both machines report their initial states on the first tick.
+    let entered = g
+        .events()
+        .iter()
+        .filter(|e| matches!(e, GraphEvent::StateEntered { .. }))
+        .count();
+    assert_eq!(entered, 2);
+    set_bool(&mut g, "go_b", true);
+    g.tick(DT, &mut pose).unwrap();
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(g.current_state(inner), asset.state_id(inner, "B"));
+    assert!((hips_x(&pose) - 1.0).abs() < 1e-6);
+    set_bool(&mut g, "go_c", true);
+    g.tick(DT, &mut pose).unwrap();
+    g.tick(DT, &mut pose).unwrap();
+    assert!((hips_x(&pose) - 2.0).abs() < 1e-6);
+    // Re-entering Outer restarts the sub-graph at its initial state.
+    set_bool(&mut g, "go_c", false);
+    set_bool(&mut g, "go_b", false);
+    let outer = asset.state_id(MachineId(0), "Outer").unwrap();
+    g.travel(MachineId(0), outer, 0.0);
+    g.tick(DT, &mut pose).unwrap();
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(g.current_state(inner), asset.state_id(inner, "A"));
+}
