@@ -63,6 +63,8 @@ pub struct StateRow {
     pub time_s: f32,
     pub stances: usize,
     pub planted_drift_mean_mm: f32,
+    /// The typical stance: steady gaits sit here, transitions pull the mean and max up.
+    pub planted_drift_median_mm: f32,
     pub planted_drift_max_mm: f32,
 }
 
@@ -210,6 +212,9 @@ pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
             d.iter().sum::<f32>() / d.len() as f32
         };
         row.planted_drift_max_mm = d.iter().copied().fold(0.0, f32::max);
+        let mut sorted = d.clone();
+        sorted.sort_by(f32::total_cmp);
+        row.planted_drift_median_mm = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
     }
     let visited: Vec<&str> = entered.iter().map(|(_, s)| s.as_str()).collect();
     let mut checks = Vec::new();
@@ -246,15 +251,24 @@ pub fn print(result: &TimelineResult) {
         .collect();
     println!("(script: {})\n", script.join(", "));
     println!(
-        "{:<12} {:>8} {:>8} {:>10} {:>10}",
-        "state", "time s", "stances", "drift mm", "drift max"
+        "{:<12} {:>8} {:>8} {:>10} {:>10} {:>10}",
+        "state", "time s", "stances", "drift mm", "median mm", "drift max"
     );
     for r in &result.states {
         println!(
-            "{:<12} {:>8.2} {:>8} {:>10.2} {:>10.2}",
-            r.state, r.time_s, r.stances, r.planted_drift_mean_mm, r.planted_drift_max_mm
+            "{:<12} {:>8.2} {:>8} {:>10.2} {:>10.2} {:>10.2}",
+            r.state,
+            r.time_s,
+            r.stances,
+            r.planted_drift_mean_mm,
+            r.planted_drift_median_mm,
+            r.planted_drift_max_mm
         );
     }
+    println!(
+        "(a stance that spans a start, a stop or a state change slides: blending alone cannot"
+    );
+    println!(" pin a foot while the blend moves it; that is foot lock's job, SPEC IK-9)");
     let entered: Vec<String> = result
         .entered
         .iter()
