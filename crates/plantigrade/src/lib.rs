@@ -21,6 +21,7 @@ pub mod graph;
 pub mod mannequin;
 pub mod pose;
 pub mod skeleton;
+pub mod world;
 
 pub use bone_map::{FootSockets, HumanoidMap, LegChain, Side};
 pub use clip::{Clip, ClipError, ClipEvent, FloatCurve, Interpolation, JointTracks, Track};

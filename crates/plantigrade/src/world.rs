@@ -1,0 +1,154 @@
+//! What the core needs from a physics world (SPEC MOVE-7, IK-2, TILT-1): ray and capsule
+//! queries with a filter that leaves out the character's own colliders and picks the ground
+//! layers, and a capsule collide-and-slide that reports where the capsule really went. The
+//! rapier3d implementation lives in `plantigrade-rapier`; tests may implement it too.
+//!
+//! Space: everything here is world space, metres, Y up.
+
+use glam::Vec3;
+
+/// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Layers(pub u32);
+
+impl Layers {
+    /// Static level geometry a character can stand on.
+    pub const GROUND: Layers = Layers(1 << 0);
+    /// Other characters' capsules.
+    pub const CHARACTERS: Layers = Layers(1 << 1);
+    /// Dynamic props.
+    pub const PROPS: Layers = Layers(1 << 2);
+    pub const ALL: Layers = Layers(u32::MAX);
+
+    pub fn contains(self, other: Layers) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    pub fn intersects(self, other: Layers) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub fn union(self, other: Layers) -> Layers {
+        Layers(self.0 | other.0)
+    }
+}
+
+/// An opaque handle the world gives a character's own collider(s), so queries can skip
+/// them (IK-2: "excluded by a filter, not by luck").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BodyId(pub u64);
+
+/// Which colliders a query sees.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct QueryFilter {
+    /// Only colliders on one of these layers.
+    pub layers: Layers,
+    /// Skip every collider belonging to this body (the querying character).
+    pub exclude: Option<BodyId>,
+}
+
+impl QueryFilter {
+    /// Ground geometry only, nothing excluded.
+    pub const GROUND: QueryFilter = QueryFilter {
+        layers: Layers::GROUND,
+        exclude: None,
+    };
+
+    pub fn excluding(self, body: BodyId) -> Self {
+        Self {
+            exclude: Some(body),
+            ..self
+        }
+    }
+}
+
+/// A ray hit, world space.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RayHit {
+    pub point: Vec3,
+    /// Unit surface normal at the hit.
+    pub normal: Vec3,
+    /// Distance from the ray origin (m).
+    pub distance_m: f32,
+}
+
+/// An upright capsule: a cylinder of `2 × half_height_m` with hemispheres of `radius_m`.
+/// Total height = `2 × (half_height_m + radius_m)`.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Capsule {
+    pub radius_m: f32,
+    pub half_height_m: f32,
+}
+
+impl Capsule {
+    /// A capsule of total `height_m` and `radius_m` (height clamped to at least 2 × radius).
+    pub fn from_height(height_m: f32, radius_m: f32) -> Self {
+        Self {
+            radius_m,
+            half_height_m: (height_m * 0.5 - radius_m).max(0.0),
+        }
+    }
+
+    pub fn height_m(&self) -> f32 {
+        2.0 * (self.half_height_m + self.radius_m)
+    }
+
+    /// Centre of the capsule standing with its bottom at `feet_world`.
+    pub fn center_from_feet(&self, feet_world: Vec3) -> Vec3 {
+        feet_world + Vec3::Y * (self.half_height_m + self.radius_m)
+    }
+}
+
+/// A collide-and-slide request for one tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveRequest {
+    pub capsule: Capsule,
+    /// Bottom of the capsule (the character's feet), world space.
+    pub feet: Vec3,
+    /// Where the character wants to go this tick (m): velocity × dt, gravity included.
+    pub desired_translation: Vec3,
+    pub dt_s: f32,
+    pub filter: QueryFilter,
+}
+
+/// What collide-and-slide did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveResult {
+    /// The translation actually applied (m), after sliding, stepping and snapping.
+    pub translation: Vec3,
+    /// Standing on walkable ground at the end of the move.
+    pub grounded: bool,
+    /// Normal of the ground under the capsule, when grounded.
+    pub floor_normal: Option<Vec3>,
+    /// On a slope steeper than the climb limit, being pushed down it.
+    pub sliding_down_slope: bool,
+    /// Hit something that is not walkable ground while moving (a wall, a riser too high).
+    pub hit_wall: bool,
+}
+
+/// A physics world the core can query and move capsules in.
+pub trait World {
+    /// First hit of a ray from `origin` along unit `direction`, up to `max_distance_m`.
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit>;
+
+    /// First hit when sweeping `capsule` (centred at `center`) along unit `direction` up to
+    /// `max_distance_m` (e.g. the headroom check before standing up).
+    fn cast_capsule(
+        &self,
+        capsule: Capsule,
+        center: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit>;
+
+    /// Collide-and-slide of a capsule with stepping, ground snapping and slope limits. Does
+    /// not move anything in the world; the caller keeps the character's position.
+    fn move_capsule(&self, request: &MoveRequest) -> MoveResult;
+}
