@@ -1,0 +1,1 @@
+//! plantigrade world traits on rapier3d.
