@@ -15,10 +15,13 @@
 //! `_model`, `_world`).
 
 pub mod bone_map;
+pub mod character;
 pub mod clip;
 pub mod clip_analysis;
+pub mod course;
 pub mod graph;
 pub mod mannequin;
+pub mod motion;
 pub mod pose;
 pub mod skeleton;
 pub mod world;

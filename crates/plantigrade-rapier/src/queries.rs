@@ -1,0 +1,363 @@
+//! The `World` queries written against any rapier [`QueryPipeline`], so a host that owns its
+//! own rapier world (e.g. a Bevy app with `bevy_rapier3d`) can run plantigrade's queries on
+//! it: build a pipeline with [`rapier_filter`] (or its own filter) and call these.
+//!
+//! Space: world space, metres, Y up.
+
+use glam::Vec3;
+use plantigrade::world::{Capsule, Layers, MoveResult, RayHit};
+use rapier3d::control::{CharacterLength, KinematicCharacterController};
+use rapier3d::geometry::{ColliderHandle, Group, InteractionGroups, InteractionTestMode, Ray};
+use rapier3d::math::Pose;
+use rapier3d::parry::query::ShapeCastOptions;
+use rapier3d::parry::shape::Capsule as CapsuleShape;
+use rapier3d::pipeline::{QueryFilter as RapierFilter, QueryPipeline};
+
+/// Largest distance (m) a query or a single move may span; longer requests are clamped.
+pub const MAX_QUERY_DISTANCE_M: f32 = 10_000.0;
+/// Largest coordinate magnitude (m) accepted as a query origin or capsule position.
+pub const MAX_COORDINATE_M: f32 = 1.0e6;
+
+/// The rapier collision groups of a collider on `layers`: member of those layers,
+/// interacting with all.
+pub fn collider_groups(layers: Layers) -> InteractionGroups {
+    InteractionGroups::new(
+        Group::from_bits_retain(layers.0),
+        Group::ALL,
+        InteractionTestMode::And,
+    )
+}
+
+/// The rapier collision groups of a query that sees colliders on any of `layers`.
+pub fn query_groups(layers: Layers) -> InteractionGroups {
+    InteractionGroups::new(
+        Group::ALL,
+        Group::from_bits_retain(layers.0),
+        InteractionTestMode::And,
+    )
+}
+
+/// A rapier filter for plantigrade layers, optionally skipping one collider (the querying
+/// character's own capsule).
+pub fn rapier_filter(layers: Layers, exclude: Option<ColliderHandle>) -> RapierFilter<'static> {
+    RapierFilter {
+        groups: Some(query_groups(layers)),
+        exclude_collider: exclude,
+        ..RapierFilter::default()
+    }
+    .exclude_sensors()
+}
+
+fn finite_point(p: Vec3) -> bool {
+    p.is_finite() && p.abs().max_element() <= MAX_COORDINATE_M
+}
+
+/// A unit direction and a clamped distance, or `None` for unusable input.
+fn ray_params(direction: Vec3, max_distance_m: f32) -> Option<(Vec3, f32)> {
+    if !direction.is_finite() || max_distance_m.is_nan() || max_distance_m < 0.0 {
+        return None;
+    }
+    let direction = direction.try_normalize()?;
+    Some((direction, max_distance_m.min(MAX_QUERY_DISTANCE_M)))
+}
+
+/// First hit of a solid ray (a ray starting inside a collider hits it at distance 0).
+/// `None` for non-finite input, a zero direction or a negative distance.
+pub fn cast_ray(
+    queries: &QueryPipeline,
+    origin: Vec3,
+    direction: Vec3,
+    max_distance_m: f32,
+) -> Option<(ColliderHandle, RayHit)> {
+    if !finite_point(origin) {
+        return None;
+    }
+    let (direction, max_distance_m) = ray_params(direction, max_distance_m)?;
+    let ray = Ray::new(origin, direction);
+    let (handle, hit) = queries.cast_ray_and_get_normal(&ray, max_distance_m, true)?;
+    Some((
+        handle,
+        RayHit {
+            point: origin + direction * hit.time_of_impact,
+            // Starting inside a shape gives no reliable normal: face the ray back.
+            normal: hit.normal.try_normalize().unwrap_or(-direction),
+            distance_m: hit.time_of_impact,
+        },
+    ))
+}
+
+/// The rapier shape of an upright capsule, or `None` for a non-finite or non-positive size.
+pub fn capsule_shape(capsule: Capsule) -> Option<CapsuleShape> {
+    let ok = capsule.radius_m.is_finite()
+        && capsule.radius_m > 0.0
+        && capsule.half_height_m.is_finite()
+        && capsule.half_height_m >= 0.0
+        && capsule.height_m() <= MAX_QUERY_DISTANCE_M;
+    ok.then(|| CapsuleShape::new_y(capsule.half_height_m, capsule.radius_m))
+}
+
+/// First hit of `capsule` (centred at `center`) swept along `direction` up to
+/// `max_distance_m`: the contact point and normal on the collider hit (the normal points
+/// out of it, toward the capsule) and the distance travelled. A capsule that starts
+/// overlapping something hits it at distance 0.
+pub fn cast_capsule(
+    queries: &QueryPipeline,
+    capsule: Capsule,
+    center: Vec3,
+    direction: Vec3,
+    max_distance_m: f32,
+) -> Option<(ColliderHandle, RayHit)> {
+    if !finite_point(center) {
+        return None;
+    }
+    let shape = capsule_shape(capsule)?;
+    let (direction, max_distance_m) = ray_params(direction, max_distance_m)?;
+    let (handle, hit) = queries.cast_shape(
+        &Pose::from_translation(center),
+        direction,
+        &shape,
+        ShapeCastOptions {
+            max_time_of_impact: max_distance_m,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: true,
+        },
+    )?;
+    Some((
+        handle,
+        RayHit {
+            point: hit.witness1,
+            normal: hit.normal1.try_normalize().unwrap_or(-direction),
+            distance_m: hit.time_of_impact,
+        },
+    ))
+}
+
+/// Height (m) above a floor contact from which a ray reads the surface's own normal.
+const FACE_PROBE_M: f32 = 0.02;
+/// Rise (m) beyond the requested vertical motion that marks a move as climbing a step.
+const STEP_LIFT_M: f32 = 1.0e-3;
+/// rapier's ground-detection distance beyond the offset (m).
+const GROUND_PREDICTION_M: f32 = 0.05;
+
+/// The result of a move that did nothing (non-finite or unusable input).
+pub const ZERO_MOVE: MoveResult = MoveResult {
+    translation: Vec3::ZERO,
+    grounded: false,
+    floor_normal: None,
+    sliding_down_slope: false,
+    hit_wall: false,
+};
+
+/// Wall contacts recorded during one move (fixed capacity, no allocation).
+struct WallNormals {
+    normals: [Vec3; 16],
+    count: usize,
+}
+
+/// What is under a capsule (see [`probe_floor`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FloorProbe {
+    /// Normal (world, unit) of the support the capsule touches or nearly touches, walkable
+    /// or not (`None`: nothing within the probe distance).
+    pub contact_normal: Option<Vec3>,
+    /// Normal (world, unit) of the walkable ground the capsule stands on, if it stands.
+    pub walkable_normal: Option<Vec3>,
+}
+
+/// Probes what a capsule centred at `center` stands on: a downward capsule cast of
+/// `probe_m` (rapier's ground-detection range is `offset + 5 cm`). The contact is walkable
+/// when its normal is within `max_climb_rad` of +Y; the walkable normal is then read by a
+/// short ray onto the contact point (exact on faces — the shape cast's normal carries a
+/// small numerical error — and the tread on a stair nosing). An edge too steep to stand on
+/// is a step when a ray straight down the capsule's axis finds walkable ground at most
+/// `step_m` below the edge, and a ledge to fall from otherwise.
+pub fn probe_floor(
+    queries: &QueryPipeline,
+    shape: &CapsuleShape,
+    center: Vec3,
+    probe_m: f32,
+    max_climb_rad: f32,
+    step_m: f32,
+) -> FloorProbe {
+    let cos_max_climb = max_climb_rad.cos();
+    let walkable = |n: Vec3| n.y >= cos_max_climb - 1.0e-4;
+    let below = queries.cast_shape(
+        &Pose::from_translation(center),
+        -Vec3::Y,
+        shape,
+        ShapeCastOptions {
+            max_time_of_impact: probe_m,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: true,
+        },
+    );
+    let contact = below.and_then(|(_, hit)| Some((hit.witness1, hit.normal1.try_normalize()?)));
+    let walkable_normal = match contact {
+        Some((point, normal)) if walkable(normal) => {
+            let face = cast_ray(
+                queries,
+                point + Vec3::Y * FACE_PROBE_M,
+                -Vec3::Y,
+                2.0 * FACE_PROBE_M,
+            )
+            .map(|(_, hit)| hit.normal)
+            .filter(|n| walkable(*n));
+            Some(face.unwrap_or(normal))
+        }
+        Some((point, _)) => {
+            let reach = center.y - (point.y - step_m - probe_m);
+            if reach > 0.0 {
+                cast_ray(queries, center, -Vec3::Y, reach)
+                    .map(|(_, hit)| hit.normal)
+                    .filter(|n| walkable(*n))
+            } else {
+                None
+            }
+        }
+        None => None,
+    };
+    FloorProbe {
+        contact_normal: contact.map(|(_, n)| n),
+        walkable_normal,
+    }
+}
+
+fn length_of(length: CharacterLength, capsule: Capsule) -> f32 {
+    match length {
+        CharacterLength::Absolute(v) => v,
+        CharacterLength::Relative(r) => r * capsule.height_m(),
+    }
+}
+
+/// Collide-and-slide of `capsule` standing with its bottom at `feet_world`, by rapier's
+/// [`KinematicCharacterController::move_shape`]: sliding, autostep, snap to ground and the
+/// slope limits are rapier's. Around that call:
+///
+/// - **Skin.** rapier keeps the capsule `offset` (0.01 m) away from everything. The capsule
+///   is placed `offset` above `feet_world`, so a character resting on the ground reports its
+///   feet exactly on the surface (and a spawn point on the ground is a valid start).
+/// - **Floor plane (MOVE-7).** When the capsule starts on walkable ground and the desired
+///   translation points into it (gravity while walking), it is turned parallel to the floor
+///   plane, keeping its horizontal part (the vertical part is replaced by the floor's rise
+///   under that horizontal motion); rapier's snap to ground then keeps contact. Without it,
+///   pushing into the floor eats into rapier's skin gap and horizontal motion is lost on
+///   some ticks (rapier issue #418). Translations away from the floor (a jump) and moves
+///   that start airborne or on a too-steep slope are passed unchanged.
+///
+/// The output is read as follows:
+///
+/// - `translation`: rapier's effective translation.
+/// - `grounded`: rapier reports ground contact **and** [`probe_floor`] at the end position
+///   finds walkable ground (a contact no steeper than `max_slope_climb_angle`, or a stair
+///   nosing with a tread within one autostep height below; a ledge edge is not ground).
+/// - `floor_normal`: that walkable surface's normal, when grounded.
+/// - `sliding_down_slope`: rapier let the motion slide (`is_sliding_down_slope`) **and**
+///   the contact under the capsule is steeper than `min_slope_slide_angle` (rapier's flag
+///   alone is also set on flat floors, whenever it lets a motion slide).
+/// - `hit_wall`: a contact whose normal is too steep to walk on (and not a ceiling)
+///   removed at least half of the desired horizontal motion into it, and the controller did
+///   not lift the capsule above the requested height (which it does while autostepping) —
+///   a wall, another character, or a riser too high or too steep to step; a riser being
+///   climbed does not count.
+///
+/// Returns [`ZERO_MOVE`] for non-finite or out-of-range input (ROB-1).
+pub fn move_capsule(
+    queries: &QueryPipeline,
+    controller: &KinematicCharacterController,
+    capsule: Capsule,
+    feet_world: Vec3,
+    desired_translation: Vec3,
+    dt_s: f32,
+) -> MoveResult {
+    let Some(shape) = capsule_shape(capsule) else {
+        return ZERO_MOVE;
+    };
+    if !finite_point(feet_world)
+        || !desired_translation.is_finite()
+        || !dt_s.is_finite()
+        || dt_s < 0.0
+    {
+        return ZERO_MOVE;
+    }
+    let offset_m = length_of(controller.offset, capsule);
+    let step_m = controller
+        .autostep
+        .map_or(0.0, |a| length_of(a.max_height, capsule));
+    let probe_m = offset_m + GROUND_PREDICTION_M;
+    let max_climb = controller.max_slope_climb_angle;
+    let center = capsule.center_from_feet(feet_world) + Vec3::Y * offset_m;
+
+    let mut desired = desired_translation.clamp_length_max(MAX_QUERY_DISTANCE_M);
+    let start = probe_floor(queries, &shape, center, probe_m, max_climb, step_m);
+    if let Some(n) = start.walkable_normal {
+        if desired.dot(n) < 0.0 && n.y > 0.0 {
+            desired.y = -(n.x * desired.x + n.z * desired.z) / n.y;
+        }
+    }
+
+    let cos_max_climb = max_climb.cos();
+    let mut walls = WallNormals {
+        normals: [Vec3::ZERO; 16],
+        count: 0,
+    };
+    let movement = controller.move_shape(
+        dt_s,
+        queries,
+        &shape,
+        &Pose::from_translation(center),
+        desired,
+        |collision| {
+            let n = collision.hit.normal1;
+            let is_wall = n.y < cos_max_climb - 1.0e-4 && n.y > -0.5;
+            if is_wall && walls.count < walls.normals.len() {
+                walls.normals[walls.count] = n;
+                walls.count += 1;
+            }
+        },
+    );
+    let translation = movement.translation;
+    if !translation.is_finite() {
+        return ZERO_MOVE;
+    }
+
+    let end = probe_floor(
+        queries,
+        &shape,
+        center + translation,
+        probe_m,
+        max_climb,
+        step_m,
+    );
+    let grounded = movement.grounded && end.walkable_normal.is_some();
+    let cos_min_slide = controller.min_slope_slide_angle.cos();
+    let sliding_down_slope = movement.is_sliding_down_slope
+        && !grounded
+        && end
+            .contact_normal
+            .is_some_and(|n| n.y < cos_min_slide && n.y > 1.0e-3);
+
+    let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    let desired_h = horizontal(desired);
+    let achieved_h = horizontal(translation);
+    // Autostep lifts the capsule above the requested height while it climbs a riser: a
+    // contact it is climbing is not a wall, even when it slowed the capsule down.
+    let stepping = translation.y > desired.y + STEP_LIFT_M;
+    let hit_wall = !stepping
+        && walls.normals[..walls.count].iter().any(|n| {
+            let Some(into) = (-horizontal(*n)).try_normalize() else {
+                return false;
+            };
+            let wanted = desired_h.dot(into);
+            wanted > 1.0e-6 && achieved_h.dot(into) < 0.5 * wanted
+        });
+
+    MoveResult {
+        translation,
+        grounded,
+        floor_normal: if grounded { end.walkable_normal } else { None },
+        sliding_down_slope,
+        hit_wall,
+    }
+}

@@ -1,0 +1,527 @@
+//! `RapierWorld` on the default test course: queries against the analytic ground truth and
+//! capsules walked through the sections at 60 Hz like a character would (gravity in the
+//! desired translation, vertical speed reset when grounded).
+
+use plantigrade::course::{Course, Role};
+use plantigrade::glam::Vec3;
+use plantigrade::world::{BodyId, Capsule, Layers, MoveRequest, MoveResult, QueryFilter, World};
+use plantigrade_rapier::RapierWorld;
+
+const DT_S: f32 = 1.0 / 60.0;
+const GRAVITY_M_S2: f32 = 9.8 * 2.5;
+const WALK_M_S: f32 = 1.75;
+const STAND: Capsule = Capsule {
+    radius_m: 0.3,
+    half_height_m: 0.6,
+};
+
+fn setup() -> (Course, RapierWorld) {
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    (course, world)
+}
+
+fn everything() -> QueryFilter {
+    QueryFilter {
+        layers: Layers::GROUND.union(Layers::CHARACTERS),
+        exclude: None,
+    }
+}
+
+/// One tick of a walk.
+#[derive(Clone, Copy, Debug)]
+struct Tick {
+    feet: Vec3,
+    result: MoveResult,
+}
+
+/// Walks a capsule from `start` along `direction` at `speed` for `seconds`, character
+/// style: gravity accumulates while airborne, the vertical speed resets when grounded.
+/// When `me` is given, the character's own capsule follows and is excluded.
+fn walk(
+    world: &mut RapierWorld,
+    me: Option<BodyId>,
+    capsule: Capsule,
+    start: Vec3,
+    direction: Vec3,
+    speed: f32,
+    seconds: f32,
+) -> Vec<Tick> {
+    let filter = QueryFilter {
+        exclude: me,
+        ..everything()
+    };
+    let mut feet = start;
+    let mut vertical_speed = 0.0f32;
+    let mut grounded = false;
+    let mut ticks = Vec::new();
+    for _ in 0..(seconds / DT_S).round() as usize {
+        if grounded {
+            vertical_speed = 0.0;
+        }
+        vertical_speed -= GRAVITY_M_S2 * DT_S;
+        let velocity = direction * speed + Vec3::Y * vertical_speed;
+        let result = world.move_capsule(&MoveRequest {
+            capsule,
+            feet,
+            desired_translation: velocity * DT_S,
+            dt_s: DT_S,
+            filter,
+        });
+        assert!(result.translation.is_finite());
+        feet += result.translation;
+        grounded = result.grounded;
+        if let Some(me) = me {
+            world.set_character_position(me, feet).unwrap();
+        }
+        ticks.push(Tick { feet, result });
+    }
+    ticks
+}
+
+fn walk_section(course: &Course, world: &mut RapierWorld, name: &str, seconds: f32) -> Vec<Tick> {
+    let section = course.section(name).unwrap();
+    walk(
+        world,
+        None,
+        STAND,
+        section.spawn_world,
+        section.direction_world,
+        WALK_M_S,
+        seconds,
+    )
+}
+
+fn max_y(ticks: &[Tick]) -> f32 {
+    ticks.iter().map(|t| t.feet.y).fold(f32::MIN, f32::max)
+}
+
+#[test]
+fn rays_hit_flat_ground_at_zero_with_up_normal() {
+    let (course, world) = setup();
+    let spawn = course.section("flat").unwrap().spawn_world;
+    for dz in [0.0, 2.0, 5.0] {
+        let origin = spawn + Vec3::new(0.7, 0.3, dz);
+        let hit = world
+            .cast_ray(origin, -Vec3::Y, 1.2, QueryFilter::GROUND)
+            .unwrap();
+        assert!(hit.point.y.abs() < 1e-5, "{hit:?}");
+        assert!((hit.normal - Vec3::Y).length() < 1e-5, "{hit:?}");
+        assert!((hit.distance_m - 0.3).abs() < 1e-5, "{hit:?}");
+    }
+    // Too short a ray misses; between sections there is nothing at all.
+    assert!(world
+        .cast_ray(spawn + Vec3::Y, -Vec3::Y, 0.5, QueryFilter::GROUND)
+        .is_none());
+    let between = spawn + Vec3::new(3.0, 0.3, 2.0);
+    assert!(world
+        .cast_ray(between, -Vec3::Y, 100.0, QueryFilter::GROUND)
+        .is_none());
+}
+
+/// The colliders are the course's geometry: downward rays land on the analytic ground
+/// (height and normal) all over the sections without obstacles overhead.
+#[test]
+fn physics_surface_matches_the_analytic_ground_truth() {
+    let (course, world) = setup();
+    let mut checked = 0;
+    for section in &course.sections {
+        if section.primitives.iter().any(|p| p.role == Role::Obstacle) {
+            continue;
+        }
+        let spawn = section.spawn_world;
+        for i in 0..=14 {
+            for j in 0..=60 {
+                let x = spawn.x - 1.75 + 0.25 * i as f32;
+                let z = 0.05 + 0.2 * j as f32 + 0.013;
+                let Some(truth) = course.ground(x, z) else {
+                    continue;
+                };
+                let hit = world
+                    .cast_ray(Vec3::new(x, 10.0, z), -Vec3::Y, 20.0, QueryFilter::GROUND)
+                    .unwrap_or_else(|| panic!("{}: no collider at ({x}, {z})", section.name));
+                assert!(
+                    (hit.point.y - truth.height_m).abs() < 2e-4,
+                    "{} at ({x}, {z}): physics {} vs truth {}",
+                    section.name,
+                    hit.point.y,
+                    truth.height_m
+                );
+                // Normals agree away from creases and edges (where either side is fine).
+                let near_edge = [(0.02, 0.0), (-0.02, 0.0), (0.0, 0.02), (0.0, -0.02)]
+                    .iter()
+                    .any(|(dx, dz)| {
+                        course
+                            .ground(x + dx, z + dz)
+                            .is_none_or(|g| (g.height_m - truth.height_m).abs() > 0.01)
+                    });
+                if !near_edge {
+                    assert!(
+                        (hit.normal - truth.normal_world).length() < 1e-3,
+                        "{} at ({x}, {z}): physics normal {} vs truth {}",
+                        section.name,
+                        hit.normal,
+                        truth.normal_world
+                    );
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 5000, "{checked}");
+}
+
+#[test]
+fn rays_respect_layers_and_exclusion() {
+    let (course, mut world) = setup();
+    let feet = course.section("flat").unwrap().spawn_world + Vec3::Z * 2.0;
+    let me = world.add_character_capsule(STAND, feet).unwrap();
+    let origin = feet + Vec3::Y * 3.0;
+    let down = |filter| world.cast_ray(origin, -Vec3::Y, 5.0, filter);
+    // Not excluded: the capsule's top (1.8 m) is hit.
+    let hit = down(everything()).unwrap();
+    assert!((hit.point.y - 1.8).abs() < 1e-4, "{hit:?}");
+    // Excluded, or not on the query's layers: the ray goes through to the ground.
+    let hit = down(everything().excluding(me)).unwrap();
+    assert!(hit.point.y.abs() < 1e-5, "{hit:?}");
+    let hit = down(QueryFilter::GROUND).unwrap();
+    assert!(hit.point.y.abs() < 1e-5, "{hit:?}");
+    // Characters only: the capsule, or nothing once excluded.
+    let characters = QueryFilter {
+        layers: Layers::CHARACTERS,
+        exclude: None,
+    };
+    assert!(down(characters).is_some());
+    assert!(down(characters.excluding(me)).is_none());
+    assert!(down(QueryFilter {
+        layers: Layers::PROPS,
+        exclude: None
+    })
+    .is_none());
+    // Capsule casts see the same filter.
+    let center = feet + Vec3::new(0.0, 0.9, -2.0);
+    let ahead = world.cast_capsule(STAND, center, Vec3::Z, 3.0, everything());
+    assert!((ahead.unwrap().distance_m - 1.4).abs() < 1e-3, "{ahead:?}");
+    assert!(world
+        .cast_capsule(STAND, center, Vec3::Z, 3.0, everything().excluding(me))
+        .is_none());
+}
+
+#[test]
+fn grounded_on_flat_ground_and_not_in_mid_air() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "flat", 3.0);
+    for t in &ticks {
+        assert!(t.result.grounded, "{t:?}");
+        assert_eq!(t.result.floor_normal, Some(Vec3::Y));
+        assert!(!t.result.hit_wall && !t.result.sliding_down_slope, "{t:?}");
+        assert!(t.feet.y.abs() < 0.02, "{t:?}");
+    }
+    let last = ticks.last().unwrap();
+    assert!(
+        (last.feet.z - (1.0 + 3.0 * WALK_M_S)).abs() < 0.02,
+        "{last:?}"
+    );
+
+    // Dropped from 1 m: airborne first, then lands and is grounded.
+    let start = course.section("flat").unwrap().spawn_world + Vec3::Y;
+    let ticks = walk(&mut world, None, STAND, start, Vec3::Z, 0.0, 1.0);
+    assert!(!ticks[0].result.grounded && ticks[0].result.floor_normal.is_none());
+    let last = ticks.last().unwrap();
+    assert!(last.result.grounded && last.feet.y.abs() < 0.02, "{last:?}");
+}
+
+#[test]
+fn a_wall_stops_the_capsule_before_it() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "wall", 4.0);
+    // The wall's face is at z = 5: the capsule's front never passes it.
+    let front = |t: &Tick| t.feet.z + STAND.radius_m;
+    for t in &ticks {
+        assert!(front(t) <= 5.0, "penetrated the wall: {t:?}");
+    }
+    let last = ticks.last().unwrap();
+    assert!(front(last) > 4.95, "stopped short: {last:?}");
+    assert!(last.result.hit_wall && last.result.grounded, "{last:?}");
+    assert!(last.result.translation.z.abs() < 1e-3, "{last:?}");
+    // Its own capsule, placed where it stopped, does not overlap anything.
+    let center = STAND.center_from_feet(last.feet);
+    assert!(world
+        .cast_capsule(STAND, center, Vec3::Z, 1e-4, QueryFilter::GROUND)
+        .is_none());
+}
+
+#[test]
+fn climbs_both_flights_of_stairs_and_comes_down() {
+    let (course, mut world) = setup();
+    for (name, top) in [("stairs_15cm", 1.2f32), ("stairs_20cm", 1.6)] {
+        let section = course.section(name).unwrap();
+        let seconds = section.length_m / WALK_M_S + 0.5;
+        let ticks = walk_section(&course, &mut world, name, seconds);
+        assert!(
+            (max_y(&ticks) - top).abs() < 0.03,
+            "{name}: top {}",
+            max_y(&ticks)
+        );
+        let last = ticks.last().unwrap();
+        assert!(
+            last.feet.z > section.end_world().z - 0.5,
+            "{name} stuck at {last:?}"
+        );
+        assert!(
+            last.feet.y.abs() < 0.03 && last.result.grounded,
+            "{name}: {last:?}"
+        );
+        // Riser climbs by autostep are not wall hits; treads are walkable floor.
+        let walls: Vec<&Tick> = ticks.iter().filter(|t| t.result.hit_wall).collect();
+        assert!(walls.is_empty(), "{name}: {walls:#?}");
+        // On the landing: grounded, flat.
+        let landing = ticks
+            .iter()
+            .find(|t| t.feet.z > 3.0 + 8.0 * 0.28 + 1.0)
+            .unwrap();
+        assert!(landing.result.grounded && (landing.feet.y - top).abs() < 0.03);
+        // Grounded all the way: autostep up, snap to ground down.
+        assert!(ticks.iter().all(|t| t.result.grounded), "{name}");
+        // rapier's autostep lifts the capsule over each riser in a few slowed ticks (it
+        // nudges the capsule forward by this tick's motion only, less than the autostep
+        // min width): the up flight takes longer than on flat ground, the down one not.
+        let time_over = |z0: f32, z1: f32| {
+            let first = ticks.iter().position(|t| t.feet.z > z0).unwrap();
+            let last = ticks.iter().position(|t| t.feet.z > z1).unwrap();
+            (last - first) as f32 * DT_S
+        };
+        let flight = 8.0 * 0.28;
+        let nominal = flight / WALK_M_S;
+        let up = time_over(3.0, 3.0 + flight);
+        let down = time_over(3.0 + flight + 2.0, 3.0 + 2.0 * flight + 2.0);
+        assert!(
+            up < 1.5 * nominal,
+            "{name}: up flight {up} s vs {nominal} s"
+        );
+        assert!(
+            (down - nominal).abs() < 0.05,
+            "{name}: down flight {down} s"
+        );
+        // Never floats far above the tread below it (stepping keeps contact).
+        for t in &ticks {
+            let ground = course.ground_height(t.feet.x, t.feet.z).unwrap();
+            assert!(t.feet.y - ground < 0.45, "{name}: {t:?} over {ground}");
+            assert!(t.feet.y - ground > -0.45, "{name}: {t:?} under {ground}");
+        }
+    }
+}
+
+#[test]
+fn walks_up_and_down_ramps_up_to_40_degrees() {
+    let (course, mut world) = setup();
+    for angle in [10, 20, 30, 40] {
+        let name = format!("ramp_{angle}deg");
+        let section = course.section(&name).unwrap();
+        let seconds = section.length_m / WALK_M_S + 0.5;
+        let ticks = walk_section(&course, &mut world, &name, seconds);
+        assert!(
+            (max_y(&ticks) - 1.5).abs() < 0.03,
+            "{name}: top {}",
+            max_y(&ticks)
+        );
+        let last = ticks.last().unwrap();
+        assert!(
+            last.feet.z > section.end_world().z - 0.5,
+            "{name}: {last:?}"
+        );
+        assert!(last.feet.y.abs() < 0.03, "{name}: {last:?}");
+        // Grounded on the slope with the ramp's normal (up and down).
+        let length = 1.5 / (angle as f32).to_radians().tan();
+        let on_slope: Vec<&Tick> = ticks
+            .iter()
+            .filter(|t| (t.feet.z - (3.0 + 0.5 * length)).abs() < 0.2 * length)
+            .collect();
+        assert!(!on_slope.is_empty(), "{name}");
+        for t in on_slope {
+            assert!(t.result.grounded, "{name}: {t:?}");
+            let n = t.result.floor_normal.unwrap();
+            assert!(
+                (n.y - (angle as f32).to_radians().cos()).abs() < 0.01,
+                "{name}: normal {n}"
+            );
+            assert!(!t.result.sliding_down_slope, "{name}: {t:?}");
+        }
+        assert!(ticks.iter().all(|t| !t.result.hit_wall), "{name}");
+    }
+}
+
+#[test]
+fn does_not_climb_the_50_degree_ramp() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "ramp_50deg", 5.0);
+    let length = 1.5 / 50f32.to_radians().tan();
+    assert!(max_y(&ticks) < 0.45, "climbed to {}", max_y(&ticks));
+    for t in &ticks {
+        assert!(t.feet.z < 3.0 + length, "got over: {t:?}");
+    }
+    let last = ticks.last().unwrap();
+    assert!(last.result.hit_wall, "{last:?}");
+    assert!(last.feet.z > 2.0, "never reached the ramp: {last:?}");
+
+    // Placed on the slope it is not grounded, slides down it and ends at its foot.
+    let start = Vec3::new(last.feet.x, 0.75 + 0.3, 3.0 + 0.5 * length);
+    let ticks = walk(&mut world, None, STAND, start, Vec3::Z, 0.0, 2.0);
+    assert!(ticks.iter().any(|t| t.result.sliding_down_slope));
+    assert!(ticks.iter().take(10).all(|t| !t.result.grounded));
+    let last = ticks.last().unwrap();
+    assert!(last.feet.y < 0.3 && last.feet.z < 3.0 + 0.3, "{last:?}");
+}
+
+#[test]
+fn falls_into_the_gap() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "gap_1m", 5.0);
+    let last = ticks.last().unwrap();
+    assert!((last.feet.y - -2.0).abs() < 0.03, "{last:?}");
+    assert!(last.feet.z > 4.0 && last.feet.z < 5.0, "{last:?}");
+    assert!(ticks.iter().any(|t| !t.result.grounded && t.feet.y < -0.5));
+    assert!(last.result.grounded);
+}
+
+#[test]
+fn drops_off_ledges_instead_of_snapping() {
+    let (course, mut world) = setup();
+    for (name, height) in [("ledge_0_5m", 0.5f32), ("ledge_3m", 3.0)] {
+        let ticks = walk_section(&course, &mut world, name, 4.0);
+        let airborne = ticks.iter().filter(|t| !t.result.grounded).count();
+        assert!(airborne >= 3, "{name}: {airborne} airborne ticks");
+        let last = ticks.last().unwrap();
+        assert!(
+            last.feet.y.abs() < 0.03 && last.result.grounded,
+            "{name}: {last:?}"
+        );
+        assert!((max_y(&ticks) - height).abs() < 0.03, "{name}");
+    }
+}
+
+#[test]
+fn stays_on_the_beam_and_falls_beside_it() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "beam", 6.0);
+    for t in &ticks {
+        assert!((t.feet.y - 0.5).abs() < 0.03, "{t:?}");
+        assert!(t.result.grounded, "{t:?}");
+    }
+    // Stepping sideways off the beam: falls to the floor.
+    let start = Vec3::new(ticks[0].feet.x, 0.5, 6.0);
+    let ticks = walk(&mut world, None, STAND, start, Vec3::X, WALK_M_S, 0.8);
+    let last = ticks.last().unwrap();
+    assert!(last.feet.y.abs() < 0.03 && last.result.grounded, "{last:?}");
+}
+
+#[test]
+fn cross_slope_and_pebbles_stay_grounded() {
+    let (course, mut world) = setup();
+    let ticks = walk_section(&course, &mut world, "cross_slope_20deg", 5.0);
+    let on_slope: Vec<&Tick> = ticks
+        .iter()
+        .filter(|t| t.feet.z > 4.0 && t.feet.z < 8.0)
+        .collect();
+    assert!(on_slope.len() > 60);
+    let tilted = on_slope
+        .iter()
+        .filter(|t| t.result.floor_normal.is_some_and(|n| n.x < -0.2))
+        .count();
+    assert!(
+        tilted > on_slope.len() / 2,
+        "{tilted} of {}",
+        on_slope.len()
+    );
+    assert!(on_slope.iter().all(|t| t.result.grounded));
+
+    let ticks = walk_section(&course, &mut world, "pebbles", 5.5);
+    let grounded = ticks.iter().filter(|t| t.result.grounded).count();
+    assert!(
+        grounded * 10 >= ticks.len() * 9,
+        "{grounded} of {}",
+        ticks.len()
+    );
+    for t in &ticks {
+        assert!(t.feet.y > -0.01 && t.feet.y < 0.07, "{t:?}");
+    }
+    assert!(ticks.last().unwrap().feet.z > 9.5);
+}
+
+#[test]
+fn headroom_under_the_low_ceiling() {
+    let (course, world) = setup();
+    let crouch = Capsule::from_height(1.0, 0.3);
+    let spawn = course.section("low_ceiling").unwrap().spawn_world;
+    let stand_up_m = STAND.height_m() - crouch.height_m();
+    let under = crouch.center_from_feet(spawn + Vec3::Z * 5.0);
+    let hit = world
+        .cast_capsule(crouch, under, Vec3::Y, stand_up_m, QueryFilter::GROUND)
+        .expect("the ceiling is found");
+    assert!((hit.distance_m - 0.2).abs() < 1e-3, "{hit:?}");
+    assert!((hit.normal - -Vec3::Y).length() < 1e-3, "{hit:?}");
+    assert!((hit.point.y - 1.2).abs() < 1e-3, "{hit:?}");
+    // Out in the open there is room to stand up.
+    let open = crouch.center_from_feet(spawn);
+    assert!(world
+        .cast_capsule(crouch, open, Vec3::Y, stand_up_m, QueryFilter::GROUND)
+        .is_none());
+    // A standing capsule under the ceiling already overlaps it: a hit at distance 0.
+    let stuck = STAND.center_from_feet(spawn + Vec3::Z * 5.0);
+    let hit = world
+        .cast_capsule(STAND, stuck, Vec3::Y, 0.1, QueryFilter::GROUND)
+        .unwrap();
+    assert_eq!(hit.distance_m, 0.0);
+    // A crouched capsule walks under it.
+    let mut world = world;
+    let ticks = walk(&mut world, None, crouch, spawn, Vec3::Z, 1.5, 6.0);
+    assert!(ticks.last().unwrap().feet.z > 9.5);
+    assert!(ticks
+        .iter()
+        .all(|t| t.result.grounded && !t.result.hit_wall));
+}
+
+#[test]
+fn characters_collide_with_each_other() {
+    let (course, mut world) = setup();
+    let spawn = course.section("flat").unwrap().spawn_world;
+    let me = world.add_character_capsule(STAND, spawn).unwrap();
+    let other_feet = spawn + Vec3::Z * 3.0;
+    world.add_character_capsule(STAND, other_feet).unwrap();
+    let ticks = walk(&mut world, Some(me), STAND, spawn, Vec3::Z, WALK_M_S, 3.0);
+    let last = ticks.last().unwrap();
+    assert!(
+        last.feet.z <= other_feet.z - 2.0 * STAND.radius_m,
+        "{last:?}"
+    );
+    assert!(
+        last.feet.z > other_feet.z - 2.0 * STAND.radius_m - 0.05,
+        "{last:?}"
+    );
+    assert!(last.result.hit_wall);
+    let feet = world.character_feet(me).unwrap();
+    assert!((feet - last.feet).length() < 1e-5, "{feet} vs {last:?}");
+}
+
+#[test]
+fn same_inputs_give_bit_identical_results() {
+    let run = || {
+        let (course, mut world) = setup();
+        let mut all = Vec::new();
+        for name in ["stairs_20cm", "ramp_40deg", "pebbles", "gap_1m"] {
+            all.extend(walk_section(&course, &mut world, name, 4.0));
+        }
+        all.iter()
+            .flat_map(|t| {
+                let n = t.result.floor_normal.unwrap_or(Vec3::ZERO);
+                [t.feet, t.result.translation, n]
+                    .into_iter()
+                    .flat_map(|v| v.to_array().map(f32::to_bits))
+                    .chain([t.result.grounded as u32, t.result.hit_wall as u32])
+            })
+            .collect::<Vec<u32>>()
+    };
+    let a = run();
+    assert!(a.len() > 1000);
+    assert_eq!(a, run());
+}

@@ -1,0 +1,271 @@
+//! The built-in test course (layout documented on [`super::Course::default_course`]).
+
+use glam::{Vec2, Vec3};
+
+use super::{Course, Primitive, Role, Section, Shape};
+
+/// Distance (m) between the lanes of neighbouring sections of the default course (along
+/// world X). Sections are 4 m wide, so 2 m of nothing separates them.
+pub const SECTION_SPACING_M: f32 = 6.0;
+
+/// Names of the default course's sections, in lane order (section `i` at `x = i · 6`).
+pub const SECTION_NAMES: [&str; 16] = [
+    "flat",
+    "stairs_15cm",
+    "stairs_20cm",
+    "ramp_10deg",
+    "ramp_20deg",
+    "ramp_30deg",
+    "ramp_40deg",
+    "ramp_50deg",
+    "cross_slope_20deg",
+    "pebbles",
+    "beam",
+    "gap_1m",
+    "low_ceiling",
+    "wall",
+    "ledge_0_5m",
+    "ledge_3m",
+];
+
+/// Half width (m) of every section (across the lane).
+const HALF_WIDTH_M: f32 = 2.0;
+/// Flat run-up before each feature (m).
+const RUN_UP_M: f32 = 3.0;
+/// Spawn distance from the section start (m).
+const SPAWN_Z_M: f32 = 1.0;
+/// Floor slab thickness (m).
+const FLOOR_THICKNESS_M: f32 = 0.5;
+/// Stairs: steps per flight, tread depth, landing length (m).
+const STEPS: u32 = 8;
+const TREAD_M: f32 = 0.28;
+const LANDING_M: f32 = 2.0;
+/// Ramps: rise and top platform length (m).
+const RAMP_RISE_M: f32 = 1.5;
+const RAMP_PLATFORM_M: f32 = 2.0;
+
+pub(super) fn build() -> Course {
+    let sections = SECTION_NAMES
+        .iter()
+        .enumerate()
+        .map(|(lane, name)| {
+            let x = lane as f32 * SECTION_SPACING_M;
+            let (primitives, spawn_y, length_m) = match *name {
+                "flat" => (vec![floor(x, 0.0, 12.0)], 0.0, 10.0),
+                "stairs_15cm" => stairs(x, 0.15),
+                "stairs_20cm" => stairs(x, 0.20),
+                "ramp_10deg" => ramp(x, 10.0),
+                "ramp_20deg" => ramp(x, 20.0),
+                "ramp_30deg" => ramp(x, 30.0),
+                "ramp_40deg" => ramp(x, 40.0),
+                "ramp_50deg" => ramp(x, 50.0),
+                "cross_slope_20deg" => cross_slope(x, 20.0),
+                "pebbles" => pebbles(x),
+                "beam" => beam(x),
+                "gap_1m" => gap(x),
+                "low_ceiling" => low_ceiling(x),
+                "wall" => wall(x),
+                "ledge_0_5m" => ledge(x, 0.5),
+                _ => ledge(x, 3.0),
+            };
+            Section {
+                name: (*name).to_string(),
+                spawn_world: Vec3::new(x, spawn_y, SPAWN_Z_M),
+                direction_world: Vec3::Z,
+                length_m,
+                primitives,
+            }
+        })
+        .collect();
+    Course { sections }
+}
+
+type Built = (Vec<Primitive>, f32, f32);
+
+fn ground(shape: Shape) -> Primitive {
+    Primitive {
+        role: Role::Ground,
+        shape,
+    }
+}
+
+/// An axis-aligned box spanning the lane's width, `z0..z1` along the lane and
+/// `bottom..top` in height.
+fn slab(x: f32, z0: f32, z1: f32, bottom_y: f32, top_y: f32, half_width: f32) -> Shape {
+    Shape::Box {
+        center_world: Vec3::new(x, 0.5 * (bottom_y + top_y), 0.5 * (z0 + z1)),
+        half_extents_m: Vec3::new(half_width, 0.5 * (top_y - bottom_y), 0.5 * (z1 - z0)),
+        yaw_deg: 0.0,
+    }
+}
+
+/// The floor slab (top at y = 0) for `z0..z1`.
+fn floor(x: f32, z0: f32, z1: f32) -> Primitive {
+    ground(slab(x, z0, z1, -FLOOR_THICKNESS_M, 0.0, HALF_WIDTH_M))
+}
+
+/// Up a flight, a landing, down a flight, on a floor.
+fn stairs(x: f32, riser_m: f32) -> Built {
+    let run = TREAD_M * STEPS as f32;
+    let top = riser_m * STEPS as f32;
+    let up_start = RUN_UP_M;
+    let landing_start = up_start + run;
+    let down_end = landing_start + LANDING_M + run;
+    let total = down_end + RUN_UP_M;
+    let flight = |start_z: f32, yaw_deg: f32| {
+        ground(Shape::Stairs {
+            start_world: Vec3::new(x, 0.0, start_z),
+            yaw_deg,
+            width_m: 2.0 * HALF_WIDTH_M,
+            step_count: STEPS,
+            riser_m,
+            tread_m: TREAD_M,
+        })
+    };
+    let primitives = vec![
+        floor(x, 0.0, total),
+        flight(up_start, 0.0),
+        ground(slab(
+            x,
+            landing_start,
+            landing_start + LANDING_M,
+            0.0,
+            top,
+            HALF_WIDTH_M,
+        )),
+        // The down flight is a flight ascending toward -Z from the far end.
+        flight(down_end, 180.0),
+    ];
+    (primitives, 0.0, down_end + 1.5 - SPAWN_Z_M)
+}
+
+/// Up a ramp of `angle_deg` to a platform 1.5 m high, and down an equal ramp.
+fn ramp(x: f32, angle_deg: f32) -> Built {
+    let length = RAMP_RISE_M / (angle_deg as f64).to_radians().tan() as f32;
+    let up_start = RUN_UP_M;
+    let platform_start = up_start + length;
+    let down_start = platform_start + RAMP_PLATFORM_M;
+    let down_end = down_start + length;
+    let total = down_end + RUN_UP_M;
+    let wedge = |start_z: f32, start_top: f32, end_top: f32| {
+        ground(Shape::Ramp {
+            center_xz_world: Vec2::new(x, start_z + 0.5 * length),
+            half_width_m: HALF_WIDTH_M,
+            half_length_m: 0.5 * length,
+            yaw_deg: 0.0,
+            bottom_y_m: -0.25,
+            start_top_y_m: start_top,
+            end_top_y_m: end_top,
+        })
+    };
+    let primitives = vec![
+        floor(x, 0.0, total),
+        wedge(up_start, 0.0, RAMP_RISE_M),
+        ground(slab(
+            x,
+            platform_start,
+            down_start,
+            0.0,
+            RAMP_RISE_M,
+            HALF_WIDTH_M,
+        )),
+        wedge(down_start, RAMP_RISE_M, 0.0),
+    ];
+    (primitives, 0.0, down_end + 1.5 - SPAWN_Z_M)
+}
+
+/// A slope rising toward +X (across the lane) whose surface is level with the floor on
+/// the lane's centre line, between two flat run-ups.
+fn cross_slope(x: f32, angle_deg: f32) -> Built {
+    let rise_half = HALF_WIDTH_M * (angle_deg as f64).to_radians().tan() as f32;
+    let primitives = vec![
+        floor(x, 0.0, 3.0),
+        ground(Shape::Ramp {
+            center_xz_world: Vec2::new(x, 6.0),
+            // Yaw 90°: local +Z (the rise) is world +X, local X (the width) is world -Z.
+            half_width_m: 3.0,
+            half_length_m: HALF_WIDTH_M,
+            yaw_deg: 90.0,
+            bottom_y_m: -rise_half - FLOOR_THICKNESS_M,
+            start_top_y_m: -rise_half,
+            end_top_y_m: rise_half,
+        }),
+        floor(x, 9.0, 12.0),
+    ];
+    (primitives, 0.0, 10.0)
+}
+
+/// A floor with a 3 m × 6 m field of 2–5 cm bumps.
+fn pebbles(x: f32) -> Built {
+    let primitives = vec![
+        floor(x, 0.0, 12.0),
+        ground(Shape::Bumps {
+            center_world: Vec3::new(x, 0.0, 6.0),
+            half_size_m: Vec2::new(1.5, 3.0),
+            yaw_deg: 0.0,
+            seed: 0x5EED_0001,
+            count: 60,
+            height_min_m: 0.02,
+            height_max_m: 0.05,
+            radius_min_m: 0.15,
+            radius_max_m: 0.25,
+        }),
+    ];
+    (primitives, 0.0, 10.0)
+}
+
+/// A 0.25 m wide beam 0.5 m up between two platforms, over a floor.
+fn beam(x: f32) -> Built {
+    let top = 0.5;
+    let primitives = vec![
+        floor(x, 0.0, 12.0),
+        ground(slab(x, 0.0, 3.0, 0.0, top, 1.0)),
+        ground(slab(x, 3.0, 9.0, 0.0, top, 0.125)),
+        ground(slab(x, 9.0, 12.0, 0.0, top, 1.0)),
+    ];
+    (primitives, top, 10.0)
+}
+
+/// Two platforms with a 1 m wide, 2 m deep pit between them.
+fn gap(x: f32) -> Built {
+    let bottom = -3.0;
+    let primitives = vec![
+        ground(slab(x, 0.0, 4.0, bottom, 0.0, HALF_WIDTH_M)),
+        ground(slab(x, 4.0, 5.0, bottom, -2.0, HALF_WIDTH_M)),
+        ground(slab(x, 5.0, 9.0, bottom, 0.0, HALF_WIDTH_M)),
+    ];
+    (primitives, 0.0, 6.0)
+}
+
+/// A floor with a ceiling slab 1.2 m above it for z 3–9.
+fn low_ceiling(x: f32) -> Built {
+    let primitives = vec![
+        floor(x, 0.0, 12.0),
+        Primitive {
+            role: Role::Obstacle,
+            shape: slab(x, 3.0, 9.0, 1.2, 1.5, HALF_WIDTH_M),
+        },
+    ];
+    (primitives, 0.0, 10.0)
+}
+
+/// A floor with a 3 m wall across the lane at z 5–5.3; the scenario walks into it.
+fn wall(x: f32) -> Built {
+    let primitives = vec![
+        floor(x, 0.0, 10.0),
+        Primitive {
+            role: Role::Obstacle,
+            shape: slab(x, 5.0, 5.3, 0.0, 3.0, HALF_WIDTH_M),
+        },
+    ];
+    (primitives, 0.0, 6.0)
+}
+
+/// A platform `height_m` high for z 0–4, then the floor.
+fn ledge(x: f32, height_m: f32) -> Built {
+    let primitives = vec![
+        floor(x, 0.0, 10.0),
+        ground(slab(x, 0.0, 4.0, 0.0, height_m, HALF_WIDTH_M)),
+    ];
+    (primitives, height_m, 6.0)
+}
