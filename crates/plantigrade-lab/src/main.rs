@@ -6,6 +6,7 @@ mod clip_table;
 mod graph_cmd;
 mod inspect;
 mod report;
+mod scenarios;
 mod timeline;
 
 use std::path::PathBuf;
@@ -38,6 +39,15 @@ enum Command {
     /// Evaluate every built-in gait clip on flat ground and play the scripted timeline
     /// through the default graph (the default).
     Clips,
+    /// Run headless scenarios on the test course (all of them unless named).
+    Run {
+        /// A scenario to run (repeatable), e.g. `--scenario stairs_up_20cm_run`.
+        #[arg(long = "scenario", value_name = "NAME")]
+        scenarios: Vec<String>,
+        /// A course file (RON) instead of the built-in course.
+        #[arg(long, value_name = "FILE.ron")]
+        course: Option<PathBuf>,
+    },
     /// Validate a graph file and print its parameters, states, transitions and layers.
     Graph {
         /// A RON graph; the built-in default_als.ron when omitted.
@@ -61,25 +71,97 @@ enum Command {
 
 #[derive(serde::Serialize)]
 struct Results<'a> {
-    clips: &'a [clip_table::ClipRow],
-    graph_timeline: &'a timeline::TimelineResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clips: Option<&'a [clip_table::ClipRow]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    graph_timeline: Option<&'a timeline::TimelineResult>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scenarios: Option<&'a [scenarios::ScenarioResult]>,
 }
 
-/// The clip table and the graph timeline; returns whether every check passed (always
-/// `true` unless `check`).
-fn default_run(out: &std::path::Path, hz: f32, check: bool) -> anyhow::Result<bool> {
+fn check_hz(hz: f32) -> anyhow::Result<()> {
     if !(hz.is_finite() && (1.0..=1000.0).contains(&hz)) {
         anyhow::bail!("--hz must be between 1 and 1000, got {hz}");
     }
+    Ok(())
+}
+
+fn load_course(path: Option<&std::path::Path>) -> anyhow::Result<plantigrade::course::Course> {
+    use anyhow::Context;
+    match path {
+        None => Ok(plantigrade::course::Course::default_course()),
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            plantigrade::course::Course::from_ron(&text)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+        }
+    }
+}
+
+fn default_graph() -> anyhow::Result<std::sync::Arc<plantigrade::graph::GraphAsset>> {
+    let m = plantigrade::mannequin::Mannequin::new();
+    Ok(std::sync::Arc::new(m.default_graph()?))
+}
+
+/// Prints failures and turns them into the exit decision.
+fn verdict(failures: Vec<String>, what: &str, check: bool) -> bool {
+    if failures.is_empty() {
+        println!("all checks pass ({what})");
+        return true;
+    }
+    println!("\n{} failed checks:", failures.len());
+    for f in &failures {
+        println!("  FAIL {f}");
+    }
+    !check
+}
+
+/// `run`: scenarios only.
+fn run_scenarios(
+    names: &[String],
+    course: Option<&std::path::Path>,
+    out: &std::path::Path,
+    hz: f32,
+    check: bool,
+) -> anyhow::Result<bool> {
+    check_hz(hz)?;
+    let course = load_course(course)?;
+    let results = scenarios::run_all(names, &course, &default_graph()?, hz)?;
+    scenarios::print(&results);
+    let path = report::write_results(
+        out,
+        &Results {
+            clips: None,
+            graph_timeline: None,
+            scenarios: Some(&results),
+        },
+    )?;
+    println!("\nwrote {}", path.display());
+    Ok(verdict(
+        scenarios::failures(&results),
+        &format!("{} scenarios", results.len()),
+        check,
+    ))
+}
+
+/// The clip table, the graph timeline and every scenario; returns whether every check
+/// passed (always `true` unless `check`).
+fn default_run(out: &std::path::Path, hz: f32, check: bool) -> anyhow::Result<bool> {
+    check_hz(hz)?;
     let clips = clip_table::evaluate(hz)?;
     clip_table::print_table(&clips, hz);
     let timeline = timeline::run(hz)?;
     timeline::print(&timeline);
+    let course = load_course(None)?;
+    let scenario_results = scenarios::run_all(&[], &course, &default_graph()?, hz)?;
+    scenarios::print(&scenario_results);
     let path = report::write_results(
         out,
         &Results {
-            clips: &clips,
-            graph_timeline: &timeline,
+            clips: Some(&clips),
+            graph_timeline: Some(&timeline),
+            scenarios: Some(&scenario_results),
         },
     )?;
     println!("\nwrote {}", path.display());
@@ -92,21 +174,22 @@ fn default_run(out: &std::path::Path, hz: f32, check: bool) -> anyhow::Result<bo
             .filter(|c| !c.pass)
             .map(|c| format!("graph timeline: {} {}", c.name, c.detail)),
     );
-    if failures.is_empty() {
-        println!("all checks pass ({} clips, graph timeline)", clips.len());
-        return Ok(true);
-    }
-    println!("\n{} failed checks:", failures.len());
-    for f in &failures {
-        println!("  FAIL {f}");
-    }
-    Ok(!check)
+    failures.extend(scenarios::failures(&scenario_results));
+    let what = format!(
+        "{} clips, graph timeline, {} scenarios",
+        clips.len(),
+        scenario_results.len()
+    );
+    Ok(verdict(failures, &what, check))
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.unwrap_or(Command::Clips) {
         Command::Clips => default_run(&cli.out, cli.hz, cli.check),
+        Command::Run { scenarios, course } => {
+            run_scenarios(&scenarios, course.as_deref(), &cli.out, cli.hz, cli.check)
+        }
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect { file } => inspect::inspect(&file),

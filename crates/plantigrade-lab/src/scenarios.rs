@@ -1,0 +1,994 @@
+//! Headless scenarios on the test course (SPEC QUAL-7): scripted intents drive
+//! `Character::tick` on rapier, and the state timeline is checked — jump phases in order,
+//! landings graded, crouch held under a ceiling, push-wall at the wall without penetration,
+//! stairs and ramps climbed without getting stuck, the 50° ramp refused, the 180° turn as
+//! long as the turn-rate curve implies.
+
+use std::sync::Arc;
+
+use glam::{Vec2, Vec3};
+use plantigrade::character::Character;
+use plantigrade::course::{Course, Role, Shape};
+use plantigrade::graph::{GraphAsset, MachineId};
+use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
+use plantigrade_rapier::RapierWorld;
+use serde::Serialize;
+
+use crate::report::Check;
+
+/// How hard the stick is pushed for each gait (walk magnitude ≤ 0.5, run above).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Gait {
+    Walk,
+    Run,
+    Sprint,
+    CrouchWalk,
+}
+
+/// What a scenario does and checks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// Cross the section (optionally only its rising or falling half) without getting stuck.
+    Traverse { part: Part },
+    /// Walk at a slope that must not be climbed.
+    Blocked,
+    /// Walk along a raised beam without falling off.
+    Beam,
+    /// Run and jump the gap at its edge.
+    GapJump,
+    /// Crouch under the low ceiling, let go of crouch there, and stay crouched.
+    LowCeiling,
+    /// Walk into the wall and keep pushing.
+    WallPush,
+    /// Walk off a ledge; the landing must have this grade.
+    Drop(LandingGrade),
+    /// Run, then reverse the stick; time the 180° turn.
+    Turn180,
+}
+
+/// Which part of a there-and-back section (stairs, ramps) a traverse covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Part {
+    Whole,
+    /// From the spawn up to the middle of the top.
+    Up,
+    /// From the middle of the top down to the end.
+    Down,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Scenario {
+    pub name: &'static str,
+    pub section: &'static str,
+    pub gait: Gait,
+    pub kind: Kind,
+}
+
+const fn sc(name: &'static str, section: &'static str, gait: Gait, kind: Kind) -> Scenario {
+    Scenario {
+        name,
+        section,
+        gait,
+        kind,
+    }
+}
+
+use Gait::*;
+use Kind::*;
+use Part::*;
+
+/// Every scenario, in run order.
+pub const SCENARIOS: &[Scenario] = &[
+    sc("flat_walk", "flat", Walk, Traverse { part: Whole }),
+    sc("flat_run", "flat", Run, Traverse { part: Whole }),
+    sc("flat_sprint", "flat", Sprint, Traverse { part: Whole }),
+    sc(
+        "stairs_up_15cm_walk",
+        "stairs_15cm",
+        Walk,
+        Traverse { part: Up },
+    ),
+    sc(
+        "stairs_up_15cm_run",
+        "stairs_15cm",
+        Run,
+        Traverse { part: Up },
+    ),
+    sc(
+        "stairs_down_15cm_walk",
+        "stairs_15cm",
+        Walk,
+        Traverse { part: Down },
+    ),
+    sc(
+        "stairs_down_15cm_run",
+        "stairs_15cm",
+        Run,
+        Traverse { part: Down },
+    ),
+    sc(
+        "stairs_up_20cm_walk",
+        "stairs_20cm",
+        Walk,
+        Traverse { part: Up },
+    ),
+    sc(
+        "stairs_up_20cm_run",
+        "stairs_20cm",
+        Run,
+        Traverse { part: Up },
+    ),
+    sc(
+        "stairs_down_20cm_walk",
+        "stairs_20cm",
+        Walk,
+        Traverse { part: Down },
+    ),
+    sc(
+        "stairs_down_20cm_run",
+        "stairs_20cm",
+        Run,
+        Traverse { part: Down },
+    ),
+    sc("ramp_10_up_walk", "ramp_10deg", Walk, Traverse { part: Up }),
+    sc(
+        "ramp_10_down_run",
+        "ramp_10deg",
+        Run,
+        Traverse { part: Down },
+    ),
+    sc("ramp_20_up_walk", "ramp_20deg", Walk, Traverse { part: Up }),
+    sc(
+        "ramp_20_down_run",
+        "ramp_20deg",
+        Run,
+        Traverse { part: Down },
+    ),
+    sc("ramp_30_up_walk", "ramp_30deg", Walk, Traverse { part: Up }),
+    sc(
+        "ramp_30_down_run",
+        "ramp_30deg",
+        Run,
+        Traverse { part: Down },
+    ),
+    sc("ramp_40_up_walk", "ramp_40deg", Walk, Traverse { part: Up }),
+    sc(
+        "ramp_40_down_walk",
+        "ramp_40deg",
+        Walk,
+        Traverse { part: Down },
+    ),
+    sc("ramp_50_blocked", "ramp_50deg", Walk, Blocked),
+    sc(
+        "cross_slope_20_walk",
+        "cross_slope_20deg",
+        Walk,
+        Traverse { part: Whole },
+    ),
+    sc("pebbles_walk", "pebbles", Walk, Traverse { part: Whole }),
+    sc("pebbles_run", "pebbles", Run, Traverse { part: Whole }),
+    sc("beam_walk", "beam", Walk, Beam),
+    sc("gap_jump_run", "gap_1m", Run, GapJump),
+    sc("low_ceiling_crouch", "low_ceiling", CrouchWalk, LowCeiling),
+    sc("wall_push", "wall", Walk, WallPush),
+    sc("drop_0_5m", "ledge_0_5m", Walk, Drop(LandingGrade::Light)),
+    sc("drop_3m", "ledge_3m", Walk, Drop(LandingGrade::Heavy)),
+    sc("turn_180_run", "flat", Run, Turn180),
+];
+
+/// One scenario's figures and checks, as written to results.json.
+#[derive(Serialize, Clone, Debug)]
+pub struct ScenarioResult {
+    pub name: String,
+    /// Foot IK mode; `none` until foot IK exists.
+    pub mode: String,
+    pub hz: f32,
+    pub metrics: Metrics,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Metrics {
+    pub duration_s: f32,
+    /// Progress along the section's direction (m).
+    pub progress_m: f32,
+    pub target_progress_m: f32,
+    pub start_height_m: f32,
+    pub max_height_m: f32,
+    pub min_height_m: f32,
+    pub final_height_m: f32,
+    pub mean_speed_m_s: f32,
+    /// Longest time with input held and less than 0.1 m of progress (s).
+    pub longest_stall_s: f32,
+    pub airborne_s: f32,
+    pub landings: Vec<String>,
+    pub jump_phases: Vec<String>,
+    pub states: Vec<String>,
+    pub nan_count: usize,
+    /// Scenario-specific figures (turn time, wall clearance, …).
+    pub extra: Vec<(String, f32)>,
+}
+
+/// Figures of the path along a section, sampled from the analytic course.
+struct PathInfo {
+    spawn: Vec3,
+    direction: Vec3,
+    /// Progress (m) of the start and the end of the run.
+    start_s: f32,
+    end_s: f32,
+}
+
+fn ground_along(course: &Course, spawn: Vec3, dir: Vec3, s: f32) -> Option<f32> {
+    let p = spawn + dir * s;
+    course.ground_height(p.x, p.z)
+}
+
+/// The highest stretch along the path (the stairs landing, the ramp platform): its middle.
+fn top_middle(course: &Course, spawn: Vec3, dir: Vec3, length: f32) -> f32 {
+    let samples: Vec<(f32, f32)> = (0..=(length * 20.0) as usize)
+        .map(|i| i as f32 * 0.05)
+        .filter_map(|s| ground_along(course, spawn, dir, s).map(|h| (s, h)))
+        .collect();
+    let top = samples.iter().map(|&(_, h)| h).fold(f32::MIN, f32::max);
+    let on_top: Vec<f32> = samples
+        .iter()
+        .filter(|&&(_, h)| h > top - 0.01)
+        .map(|&(s, _)| s)
+        .collect();
+    match (on_top.first(), on_top.last()) {
+        (Some(a), Some(b)) => 0.5 * (a + b),
+        _ => length * 0.5,
+    }
+}
+
+/// Progress where the ground first drops more than 0.4 m below the spawn's (the edge).
+fn first_drop(course: &Course, spawn: Vec3, dir: Vec3, length: f32) -> Option<f32> {
+    let base = ground_along(course, spawn, dir, 0.0)?;
+    (0..=(length * 50.0) as usize)
+        .map(|i| i as f32 * 0.02)
+        .find(|&s| ground_along(course, spawn, dir, s).is_none_or(|h| h < base - 0.4))
+}
+
+/// Progress range (m) where an obstacle overhangs the path lower than `below_m` above the
+/// ground (the low ceiling), or stands on it (a wall: `below_m` large, bottom at the floor).
+fn obstacle_span(
+    course: &Course,
+    section: &str,
+    spawn: Vec3,
+    dir: Vec3,
+    length: f32,
+    ceiling: bool,
+) -> Option<(f32, f32)> {
+    let section = course.section(section)?;
+    let mut span: Option<(f32, f32)> = None;
+    for i in 0..=(length * 50.0) as usize {
+        let s = i as f32 * 0.02;
+        let p = spawn + dir * s;
+        let ground = course.ground_height(p.x, p.z).unwrap_or(0.0);
+        let hit = section.primitives.iter().any(|prim| {
+            let Shape::Box {
+                center_world,
+                half_extents_m,
+                yaw_deg,
+            } = &prim.shape
+            else {
+                return false;
+            };
+            if prim.role != Role::Obstacle {
+                return false;
+            }
+            let local = Vec2::from_angle(-yaw_deg.to_radians())
+                .rotate(Vec2::new(p.x - center_world.x, p.z - center_world.z));
+            let inside = local.x.abs() <= half_extents_m.x && local.y.abs() <= half_extents_m.z;
+            let bottom = center_world.y - half_extents_m.y;
+            inside
+                && if ceiling {
+                    bottom > ground + 0.5 && bottom < ground + 1.8
+                } else {
+                    bottom <= ground + 0.1
+                }
+        });
+        if hit {
+            span = Some(span.map_or((s, s), |(a, _)| (a, s)));
+        }
+    }
+    span
+}
+
+fn path_for(course: &Course, scenario: &Scenario) -> anyhow::Result<PathInfo> {
+    let section = course.section(scenario.section).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the course has no section '{}' (scenario {})",
+            scenario.section,
+            scenario.name
+        )
+    })?;
+    let dir =
+        Vec3::new(section.direction_world.x, 0.0, section.direction_world.z).normalize_or(Vec3::Z);
+    let spawn = section.spawn_world;
+    let length = section.length_m;
+    let (start_s, end_s) = match scenario.kind {
+        Traverse { part: Up } => (0.0, top_middle(course, spawn, dir, length)),
+        Traverse { part: Down } => (top_middle(course, spawn, dir, length), length),
+        _ => (0.0, length),
+    };
+    let mut start = spawn + dir * start_s;
+    if let Some(h) = course.ground_height(start.x, start.z) {
+        start.y = h;
+    }
+    Ok(PathInfo {
+        spawn: start,
+        direction: dir,
+        start_s,
+        end_s,
+    })
+}
+
+fn intent_for(gait: Gait, dir: Vec3, magnitude_scale: f32) -> Intent {
+    let (magnitude, sprint, crouch) = match gait {
+        Walk => (0.5, false, false),
+        Run => (1.0, false, false),
+        Sprint => (1.0, true, false),
+        CrouchWalk => (1.0, false, true),
+    };
+    Intent {
+        move_world: Vec2::new(dir.x, dir.z) * magnitude * magnitude_scale,
+        sprint,
+        crouch,
+        ..Intent::IDLE
+    }
+}
+
+/// Runs one scenario at `hz`.
+pub fn run_scenario(
+    scenario: &Scenario,
+    course: &Course,
+    world: &RapierWorld,
+    graph: &Arc<GraphAsset>,
+    hz: f32,
+) -> anyhow::Result<(ScenarioResult, Trace)> {
+    let path = path_for(course, scenario)?;
+    let config = CharacterConfig::default();
+    let facing = path.direction.x.atan2(path.direction.z);
+    let mut character = Character::new(config.clone(), graph.clone(), path.spawn, facing)?;
+    let dt = 1.0 / hz;
+    let travel = path.end_s - path.start_s;
+    let max_time_s = match scenario.kind {
+        Blocked | WallPush => 6.0,
+        Turn180 => 6.0,
+        _ => (travel / 0.8).max(6.0) + 4.0,
+    };
+    let edge = first_drop(course, path.spawn, path.direction, travel);
+    let ceiling = obstacle_span(
+        course,
+        scenario.section,
+        path.spawn,
+        path.direction,
+        travel,
+        true,
+    );
+    let wall = obstacle_span(
+        course,
+        scenario.section,
+        path.spawn,
+        path.direction,
+        travel,
+        false,
+    );
+    let base = MachineId(0);
+
+    let mut trace = Trace::default();
+    let mut metrics = Metrics {
+        start_height_m: path.spawn.y,
+        max_height_m: path.spawn.y,
+        min_height_m: path.spawn.y,
+        target_progress_m: travel,
+        ..Default::default()
+    };
+    let mut last_progress_mark = (0.0f32, 0.0f32);
+    let mut jumped = false;
+    let mut reversed_at: Option<f32> = None;
+    let mut settle_after_s: Option<f32> = None;
+    let ticks = (max_time_s * hz).ceil() as usize;
+    for tick in 0..ticks {
+        let t = tick as f32 * dt;
+        let progress = (character.feet_world() - path.spawn).dot(path.direction);
+        let mut intent = intent_for(scenario.gait, path.direction, 1.0);
+        match scenario.kind {
+            GapJump => {
+                if let Some(edge) = edge {
+                    if !jumped && progress >= edge - 0.45 {
+                        intent.jump = true;
+                        jumped = true;
+                    }
+                }
+            }
+            LowCeiling => {
+                // Crouch into the ceiling; let go once well under it; hold the stick on.
+                if let Some((a, _)) = ceiling {
+                    intent.crouch = progress < a + 1.0;
+                }
+            }
+            // Run for two seconds, then pull the stick the other way.
+            Turn180 if t >= 2.0 => {
+                reversed_at.get_or_insert(t);
+                intent = intent_for(scenario.gait, -path.direction, 1.0);
+            }
+            _ => {}
+        }
+        character.tick(dt, &intent, world)?;
+        let feet = character.feet_world();
+        let out = *character.output();
+        if !feet.is_finite()
+            || !character
+                .model_pose()
+                .joints_model()
+                .iter()
+                .all(|m| m.is_finite())
+        {
+            metrics.nan_count += 1;
+        }
+        let progress = (feet - path.spawn).dot(path.direction);
+        metrics.max_height_m = metrics.max_height_m.max(feet.y);
+        metrics.min_height_m = metrics.min_height_m.min(feet.y);
+        if !out.vars.is_grounded {
+            metrics.airborne_s += dt;
+        }
+        if let Some(phase) = out.vars.jump_phase {
+            let name = format!("{phase:?}");
+            if metrics.jump_phases.last() != Some(&name) {
+                metrics.jump_phases.push(name);
+            }
+        }
+        if let Some(landing) = out.landing {
+            metrics.landings.push(format!("{:?}", landing.grade));
+            metrics.jump_phases.push("Land".into());
+        }
+        let state = character
+            .graph()
+            .current_state(base)
+            .map(|s| graph.state_name(base, s).to_string())
+            .unwrap_or_default();
+        if metrics.states.last() != Some(&state) {
+            metrics.states.push(state.clone());
+        }
+        // Stall: input held, no progress for a while.
+        if progress > last_progress_mark.1 + 0.1 {
+            last_progress_mark = (t, progress);
+        } else if !matches!(scenario.kind, Blocked | WallPush | Turn180) {
+            metrics.longest_stall_s = metrics.longest_stall_s.max(t - last_progress_mark.0);
+        }
+        trace.record(t, feet, &out, &state, character.capsule().height_m());
+        metrics.progress_m = progress;
+        metrics.final_height_m = feet.y;
+        metrics.duration_s = t + dt;
+        let done = match scenario.kind {
+            Blocked | WallPush | Turn180 => false,
+            _ => progress >= travel - 0.05 && out.vars.is_grounded,
+        };
+        if done && settle_after_s.is_none() {
+            // After a jump or a drop, let the landing play out before stopping.
+            let settle_s = if matches!(scenario.kind, GapJump | Drop(_)) {
+                0.4
+            } else {
+                0.0
+            };
+            settle_after_s = Some(t + settle_s);
+        }
+        if settle_after_s.is_some_and(|until| t >= until) {
+            break;
+        }
+        if reversed_at.is_some_and(|r| t >= r + 2.0) {
+            break;
+        }
+    }
+    metrics.mean_speed_m_s = if metrics.duration_s > 0.0 {
+        metrics.progress_m.max(0.0) / metrics.duration_s
+    } else {
+        0.0
+    };
+
+    // How far the feet end above (or below) the true ground where they stop.
+    let end = character.feet_world();
+    let end_ground_gap_m = course.ground_height(end.x, end.z).map(|g| end.y - g);
+    let checks = checks_for(
+        scenario,
+        &metrics,
+        &trace,
+        &config,
+        hz,
+        Context {
+            edge,
+            ceiling,
+            wall,
+            reversed_at,
+            path: &path,
+            end_ground_gap_m,
+        },
+    );
+    let result = ScenarioResult {
+        name: scenario.name.to_string(),
+        mode: "none".into(),
+        hz,
+        metrics,
+        checks,
+    };
+    Ok((result, trace))
+}
+
+/// Per tick, what the checks need.
+#[derive(Default, Clone, Debug)]
+pub struct Trace {
+    pub time_s: Vec<f32>,
+    pub feet_world: Vec<Vec3>,
+    pub speed_m_s: Vec<f32>,
+    pub facing_yaw_rad: Vec<f32>,
+    pub crouching: Vec<bool>,
+    pub pushing_wall: Vec<bool>,
+    pub capsule_height_m: Vec<f32>,
+    pub grounded: Vec<bool>,
+    pub state: Vec<String>,
+}
+
+impl Trace {
+    fn record(
+        &mut self,
+        t: f32,
+        feet: Vec3,
+        out: &plantigrade::motion::MovementOutput,
+        state: &str,
+        capsule_height_m: f32,
+    ) {
+        self.time_s.push(t);
+        self.feet_world.push(feet);
+        self.speed_m_s.push(out.vars.speed);
+        self.facing_yaw_rad.push(out.facing_yaw_rad);
+        self.crouching.push(out.vars.is_crouching);
+        self.pushing_wall.push(out.vars.is_pushing_wall);
+        self.capsule_height_m.push(capsule_height_m);
+        self.grounded.push(out.vars.is_grounded);
+        self.state.push(state.to_string());
+    }
+}
+
+struct Context<'a> {
+    edge: Option<f32>,
+    ceiling: Option<(f32, f32)>,
+    wall: Option<(f32, f32)>,
+    reversed_at: Option<f32>,
+    path: &'a PathInfo,
+    end_ground_gap_m: Option<f32>,
+}
+
+fn checks_for(
+    scenario: &Scenario,
+    m: &Metrics,
+    trace: &Trace,
+    config: &CharacterConfig,
+    hz: f32,
+    cx: Context,
+) -> Vec<Check> {
+    let mut checks = vec![Check::new(
+        "no_nan",
+        m.nan_count == 0,
+        format!("{} non-finite ticks", m.nan_count),
+    )];
+    // Wherever a run ends, the character stands on the true ground there.
+    let on_ground = trace.grounded.last() == Some(&true)
+        && cx.end_ground_gap_m.is_some_and(|gap| gap.abs() < 0.1);
+    checks.push(Check::new(
+        "ends_on_ground",
+        on_ground,
+        match cx.end_ground_gap_m {
+            Some(gap) => format!("feet {:.3} m from the true ground at the end", gap),
+            None => "no ground under the end point (fell off the course)".to_string(),
+        },
+    ));
+    let progress_of = |p: Vec3| (p - cx.path.spawn).dot(cx.path.direction);
+    let reached = m.progress_m >= m.target_progress_m - 0.1;
+    match scenario.kind {
+        Traverse { part } => {
+            checks.push(Check::new(
+                "reached_end",
+                reached,
+                format!(
+                    "{:.2} of {:.2} m in {:.1} s",
+                    m.progress_m, m.target_progress_m, m.duration_s
+                ),
+            ));
+            checks.push(Check::new(
+                "not_stuck",
+                m.longest_stall_s < 1.0,
+                format!("longest stall {:.2} s", m.longest_stall_s),
+            ));
+            if part == Part::Up {
+                let climbed = m.max_height_m - m.start_height_m;
+                checks.push(Check::new(
+                    "climbed",
+                    climbed > 0.5,
+                    format!("rose {climbed:.2} m"),
+                ));
+            }
+        }
+        Blocked => {
+            let rise = m.max_height_m - m.start_height_m;
+            checks.push(Check::new(
+                "not_climbed",
+                rise < 0.5,
+                format!("rose {rise:.2} m on a slope it must not climb"),
+            ));
+        }
+        Beam => {
+            checks.push(Check::new(
+                "reached_end",
+                reached,
+                format!("{:.2} of {:.2} m", m.progress_m, m.target_progress_m),
+            ));
+            // The beam is level with the platforms at both ends: falling off shows as a drop.
+            let drop = m.start_height_m - m.min_height_m;
+            checks.push(Check::new(
+                "stayed_on_beam",
+                drop < 0.1,
+                format!("lowest point {:.2} m below the start", drop),
+            ));
+        }
+        GapJump => {
+            checks.push(Check::new(
+                "found_edge",
+                cx.edge.is_some(),
+                format!("edge at {:?} m", cx.edge),
+            ));
+            checks.push(Check::new(
+                "crossed_gap",
+                reached && m.min_height_m > m.start_height_m - 0.3,
+                format!(
+                    "progress {:.2} m, lowest {:.2} m",
+                    m.progress_m, m.min_height_m
+                ),
+            ));
+            let order = ["Start", "Apex", "Fall", "Land"];
+            let ok = m.jump_phases == order;
+            checks.push(Check::new(
+                "jump_phases_in_order",
+                ok,
+                format!("{:?}", m.jump_phases),
+            ));
+        }
+        LowCeiling => {
+            let Some((a, b)) = cx.ceiling else {
+                checks.push(Check::new(
+                    "found_ceiling",
+                    false,
+                    "no ceiling on the path".to_string(),
+                ));
+                return checks;
+            };
+            let under: Vec<usize> = (0..trace.time_s.len())
+                .filter(|&i| {
+                    let s = progress_of(trace.feet_world[i]);
+                    s > a + 0.3 && s < b - 0.3
+                })
+                .collect();
+            let held = under.iter().all(|&i| trace.crouching[i]);
+            checks.push(Check::new(
+                "stays_crouched_under_ceiling",
+                !under.is_empty() && held,
+                format!("{} ticks under the ceiling", under.len()),
+            ));
+            let stood_after = trace.crouching.last() == Some(&false);
+            checks.push(Check::new(
+                "stands_after_ceiling",
+                stood_after && reached,
+                format!("progress {:.2} m", m.progress_m),
+            ));
+            // The capsule top never goes into the 1.2 m ceiling.
+            let worst = under
+                .iter()
+                .map(|&i| trace.capsule_height_m[i])
+                .fold(0.0, f32::max);
+            checks.push(Check::new(
+                "fits_under_ceiling",
+                worst <= 1.2 + 1e-3,
+                format!("tallest capsule under it {worst:.2} m"),
+            ));
+        }
+        WallPush => {
+            let Some((face, _)) = cx.wall else {
+                checks.push(Check::new(
+                    "found_wall",
+                    false,
+                    "no wall on the path".to_string(),
+                ));
+                return checks;
+            };
+            let radius = config.stand_capsule.radius_m;
+            let deepest = trace
+                .feet_world
+                .iter()
+                .map(|p| progress_of(*p) + radius - face)
+                .fold(f32::MIN, f32::max);
+            checks.push(Check::new(
+                "no_wall_penetration",
+                deepest <= 1e-3,
+                format!(
+                    "capsule front {:.1} mm past the wall face",
+                    deepest * 1000.0
+                ),
+            ));
+            let pushed = trace.state.iter().any(|s| s == "Push_Wall");
+            let at_wall = trace
+                .feet_world
+                .iter()
+                .any(|p| progress_of(*p) + radius > face - 0.1);
+            checks.push(Check::new(
+                "push_wall_entered",
+                pushed && at_wall,
+                format!("states {:?}", m.states),
+            ));
+        }
+        Drop(grade) => {
+            let wanted = format!("{grade:?}");
+            checks.push(Check::new(
+                format!("lands_{}", wanted.to_lowercase()),
+                m.landings.first() == Some(&wanted),
+                format!("landings {:?}", m.landings),
+            ));
+            let land_state = m.states.iter().any(|s| s == "Land");
+            checks.push(Check::new(
+                "land_state_entered",
+                land_state,
+                format!("states {:?}", m.states),
+            ));
+            let phases_ok = m
+                .jump_phases
+                .ends_with(&["Fall".to_string(), "Land".to_string()]);
+            checks.push(Check::new(
+                "fall_then_land",
+                phases_ok,
+                format!("{:?}", m.jump_phases),
+            ));
+        }
+        Turn180 => {
+            let Some(t0) = cx.reversed_at else {
+                checks.push(Check::new("turned", false, "never reversed"));
+                return checks;
+            };
+            let start = trace.time_s.iter().position(|&t| t >= t0).unwrap_or(0);
+            let yaw0 = trace.facing_yaw_rad[start.saturating_sub(1)];
+            let target = yaw0 + std::f32::consts::PI;
+            let diff = |yaw: f32| {
+                (yaw - target + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
+                    - std::f32::consts::PI
+            };
+            let done =
+                (start..trace.time_s.len()).find(|&i| diff(trace.facing_yaw_rad[i]).abs() < 1e-3);
+            // What the turn-rate curve implies for the speeds actually run: integrate the rate.
+            let top = config.top_speed_m_s();
+            let dt = 1.0 / hz;
+            let mut turned = 0.0;
+            let mut implied = None;
+            for i in start..trace.time_s.len() {
+                let speed = if i > 0 { trace.speed_m_s[i - 1] } else { 0.0 };
+                turned += config.turn_rate_rad_s.sample(speed / top) * dt;
+                if turned >= std::f32::consts::PI - 1e-3 {
+                    implied = Some((i + 1 - start) as f32 * dt);
+                    break;
+                }
+            }
+            let actual = done.map(|i| (i + 1 - start) as f32 * dt);
+            let ok = match (actual, implied) {
+                (Some(a), Some(e)) => (a - e).abs() <= 0.1 * e + dt,
+                _ => false,
+            };
+            checks.push(Check::new(
+                "turn_time_matches_curve",
+                ok,
+                format!(
+                    "turned 180° in {:?} s, the curve implies {:?} s",
+                    actual, implied
+                ),
+            ));
+        }
+    }
+    checks
+}
+
+/// Runs the chosen scenarios (all when `names` is empty) on `course`.
+pub fn run_all(
+    names: &[String],
+    course: &Course,
+    graph: &Arc<GraphAsset>,
+    hz: f32,
+) -> anyhow::Result<Vec<ScenarioResult>> {
+    for name in names {
+        if !SCENARIOS.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+            anyhow::bail!("unknown scenario '{name}'; known: {}", known.join(", "));
+        }
+    }
+    let world = RapierWorld::from_course(course)?;
+    let chosen: Vec<&Scenario> = SCENARIOS
+        .iter()
+        .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
+        .collect();
+    let progress = indicatif::ProgressBar::new(chosen.len() as u64).with_style(
+        indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    progress.set_prefix("scenarios");
+    let mut results = Vec::with_capacity(chosen.len());
+    for scenario in chosen {
+        progress.set_message(scenario.name);
+        let (result, _) = run_scenario(scenario, course, &world, graph, hz)?;
+        results.push(result);
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    Ok(results)
+}
+
+pub fn print(results: &[ScenarioResult]) {
+    println!(
+        "\nScenarios on the test course (no foot IK yet), {} Hz",
+        results.first().map_or(60.0, |r| r.hz)
+    );
+    println!(
+        "{:<24} {:>6} {:>8} {:>7} {:>7} {:>7} {:>6}  states",
+        "scenario", "time s", "progress", "m/s", "rise m", "air s", "ok"
+    );
+    for r in results {
+        let m = &r.metrics;
+        let ok = if r.checks.iter().all(|c| c.pass) {
+            "yes"
+        } else {
+            "FAIL"
+        };
+        println!(
+            "{:<24} {:>6.2} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>6}  {}",
+            r.name,
+            m.duration_s,
+            m.progress_m,
+            m.mean_speed_m_s,
+            m.max_height_m - m.start_height_m,
+            m.airborne_s,
+            ok,
+            m.states.join(" → ")
+        );
+    }
+}
+
+/// Failed checks as `scenario: check detail` lines.
+pub fn failures(results: &[ScenarioResult]) -> Vec<String> {
+    results
+        .iter()
+        .flat_map(|r| {
+            r.checks
+                .iter()
+                .filter(|c| !c.pass)
+                .map(move |c| format!("{}: {} {}", r.name, c.name, c.detail))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use plantigrade::mannequin::Mannequin;
+
+    fn graph() -> Arc<GraphAsset> {
+        Arc::new(Mannequin::new().default_graph().unwrap())
+    }
+
+    #[test]
+    fn same_scenario_twice_is_bit_identical() {
+        let course = Course::default_course();
+        let world = RapierWorld::from_course(&course).unwrap();
+        let graph = graph();
+        let scenario = SCENARIOS
+            .iter()
+            .find(|s| s.name == "stairs_up_20cm_run")
+            .unwrap();
+        let run = || {
+            let path = path_for(&course, scenario).unwrap();
+            let mut c =
+                Character::new(CharacterConfig::default(), graph.clone(), path.spawn, 0.3).unwrap();
+            let mut positions = Vec::new();
+            let mut poses = Vec::new();
+            for tick in 0..120 {
+                let mut intent = intent_for(Gait::Run, path.direction, 1.0);
+                intent.jump = tick == 80;
+                c.tick(1.0 / 60.0, &intent, &world).unwrap();
+                positions.push(c.feet_world().to_array().map(f32::to_bits));
+                poses.extend(c.pose().local().iter().flat_map(|t| {
+                    let r = t.rotation.to_array().map(f32::to_bits);
+                    let p = t.translation.to_array().map(f32::to_bits);
+                    [r[0], r[1], r[2], r[3], p[0], p[1], p[2]]
+                }));
+            }
+            (positions, poses)
+        };
+        let (a, b) = (run(), run());
+        assert_eq!(a.0, b.0, "positions differ between two runs");
+        assert_eq!(a.1, b.1, "poses differ between two runs");
+    }
+
+    #[test]
+    fn bad_input_stays_finite() {
+        let course = Course::default_course();
+        let world = RapierWorld::from_course(&course).unwrap();
+        let flat = course.section("flat").unwrap();
+        let mut c =
+            Character::new(CharacterConfig::default(), graph(), flat.spawn_world, 0.0).unwrap();
+        let bad = [
+            Intent {
+                move_world: Vec2::new(f32::NAN, 1.0),
+                ..Intent::IDLE
+            },
+            Intent {
+                move_world: Vec2::new(f32::INFINITY, f32::NEG_INFINITY),
+                jump: true,
+                ..Intent::IDLE
+            },
+            Intent {
+                face_yaw_rad: Some(f32::NAN),
+                ..Intent::IDLE
+            },
+        ];
+        for (i, dt) in [0.0, 1.0, 1.0 / 60.0, f32::NAN, -1.0, 1.0 / 144.0]
+            .into_iter()
+            .cycle()
+            .take(60)
+            .enumerate()
+        {
+            c.tick(dt, &bad[i % bad.len()], &world).unwrap();
+            assert!(c.feet_world().is_finite(), "tick {i}");
+            assert!(
+                c.model_pose().joints_model().iter().all(|m| m.is_finite()),
+                "tick {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn no_ground_under_the_spawn_falls_and_is_reported() {
+        // A course whose only section has its floor far from the spawn point.
+        let text = r#"Course(sections: [(
+            name: "flat", spawn_world: (0.0, 0.0, 0.0), direction_world: (0.0, 0.0, 1.0), length_m: 5.0,
+            primitives: [(shape: Box(center_world: (100.0, -0.5, 0.0), half_extents_m: (2.0, 0.5, 2.0)))],
+        )])"#;
+        let course = Course::from_ron(text).unwrap();
+        let scenario = Scenario {
+            name: "flat_walk",
+            section: "flat",
+            gait: Gait::Walk,
+            kind: Kind::Traverse { part: Part::Whole },
+        };
+        let world = RapierWorld::from_course(&course).unwrap();
+        let (result, _) = run_scenario(&scenario, &course, &world, &graph(), 60.0).unwrap();
+        assert!(
+            result.metrics.min_height_m < -10.0,
+            "fell: {:?}",
+            result.metrics.min_height_m
+        );
+        assert!(
+            result.checks.iter().any(|c| !c.pass),
+            "the fall is reported as a failed check"
+        );
+        assert!(
+            result.metrics.duration_s <= 11.0,
+            "the run ends on its time limit"
+        );
+    }
+
+    #[test]
+    fn unknown_scenario_is_an_error() {
+        let err = run_all(
+            &["flat_wlak".to_string()],
+            &Course::default_course(),
+            &graph(),
+            60.0,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("unknown scenario 'flat_wlak'"));
+    }
+}
