@@ -281,7 +281,7 @@ mod tests {
         let mut step = FixedTimestep::new(60.0);
         assert_eq!(step.advance(1.0 / 120.0), 0);
         assert_eq!(step.advance(1.0 / 120.0), 1);
-        assert_eq!(step.advance(0.05), 3);
+        assert_eq!(step.advance(0.055), 3);
         assert!((0.0..1.0).contains(&step.alpha()));
         // A 2 s stall runs 8 ticks, not 120, and does not carry the rest.
         assert_eq!(step.advance(2.0), 8);
