@@ -24,6 +24,7 @@ pub mod mannequin;
 pub mod motion;
 pub mod pose;
 pub mod skeleton;
+pub mod source_pos;
 pub mod world;
 
 pub use bone_map::{FootSockets, HumanoidMap, LegChain, Side};

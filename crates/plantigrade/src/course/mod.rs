@@ -192,18 +192,7 @@ pub enum SolidShape {
     Ball { center_world: Vec3, radius_m: f32 },
 }
 
-/// Where in the course file a problem is (1-based line and column).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SourcePos {
-    pub line: usize,
-    pub col: usize,
-}
-
-impl std::fmt::Display for SourcePos {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, column {}", self.line, self.col)
-    }
-}
+pub use crate::source_pos::SourcePos;
 
 /// What is wrong with a course.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -284,10 +273,7 @@ impl Course {
     /// error, or of the offending section's name for a bad value.
     pub fn from_ron(source: &str) -> Result<Course, CourseError> {
         let course: Course = ron::from_str(source).map_err(|e| CourseError {
-            pos: Some(SourcePos {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            }),
+            pos: Some(SourcePos::of_ron_error(&e)),
             problem: CourseProblem::Syntax(e.code.to_string()),
         })?;
         course.check().map_err(|(problem, section)| CourseError {
@@ -399,13 +385,7 @@ impl Course {
             .iter()
             .filter(|s| &s.name == name)
             .count();
-        let needle = format!("\"{name}\"");
-        let byte = source.match_indices(&needle).nth(nth)?.0 + 1;
-        let before = &source[..byte];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = source[line_start..byte].chars().count() + 1;
-        Some(SourcePos { line, col })
+        SourcePos::of_quoted(source, name, nth, 0)
     }
 }
 

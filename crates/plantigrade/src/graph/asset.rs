@@ -17,18 +17,7 @@ use crate::clip::Clip;
 use crate::pose::{BoneMask, PoseError};
 use crate::skeleton::Skeleton;
 
-/// Where in the graph file a problem is (1-based line and column), when known.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SourcePos {
-    pub line: usize,
-    pub col: usize,
-}
-
-impl std::fmt::Display for SourcePos {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "line {}, column {}", self.line, self.col)
-    }
-}
+pub use crate::source_pos::SourcePos;
 
 /// What is wrong with a graph definition.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -198,10 +187,7 @@ impl GraphAsset {
         clips: Vec<Clip>,
     ) -> Result<Self, GraphLoadError> {
         let def: GraphDef = ron::from_str(source).map_err(|e| GraphLoadError {
-            pos: Some(SourcePos {
-                line: e.span.start.line,
-                col: e.span.start.col,
-            }),
+            pos: Some(SourcePos::of_ron_error(&e)),
             problem: GraphProblem::Syntax(e.code.to_string()),
         })?;
         Self::compile(&def, skeleton, clips).map_err(|(problem, anchor)| GraphLoadError {
@@ -485,16 +471,9 @@ impl Anchor {
     }
 }
 
-/// Line and column of the `nth` `"text"` literal in `source` (pointing inside the quotes,
-/// plus the anchor's offset).
+/// Where an anchor's literal is in `source`.
 fn locate(source: &str, anchor: &Anchor) -> Option<SourcePos> {
-    let needle = format!("\"{}\"", anchor.text);
-    let byte = source.match_indices(&needle).nth(anchor.nth)?.0 + 1;
-    let before = &source[..byte];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    let col = source[line_start..byte].chars().count() + 1 + anchor.offset_chars;
-    Some(SourcePos { line, col })
+    SourcePos::of_quoted(source, &anchor.text, anchor.nth, anchor.offset_chars)
 }
 
 type CompileResult<T> = Result<T, (GraphProblem, Option<Anchor>)>;
@@ -566,33 +545,11 @@ impl Compiler<'_> {
                 samples,
                 options,
             } => {
-                if samples.is_empty() {
-                    return Err((GraphProblem::EmptyBlendSpace, Some(Anchor::quoted(name))));
-                }
                 let x = self.float_param(param)?;
-                let clips = samples
-                    .iter()
-                    .map(|s| self.clip(&s.clip))
-                    .collect::<CompileResult<Vec<_>>>()?;
+                let clips: Vec<&str> = samples.iter().map(|s| s.clip.as_str()).collect();
                 let positions: Vec<f32> = samples.iter().map(|s| s.position).collect();
-                let space = BlendSpace1D::new(&positions).map_err(|e| {
-                    blend_problem(
-                        e,
-                        &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>(),
-                    )
-                })?;
-                let options = self.options(options, name)?;
-                // Up to three sampled poses, blended into the output.
-                Ok((
-                    self.push(Node::Blend {
-                        x,
-                        y: None,
-                        space: BlendSpace::One(space),
-                        clips,
-                        options,
-                    }),
-                    3,
-                ))
+                let space = BlendSpace1D::new(&positions).map(BlendSpace::One);
+                self.blend_node(name, x, None, &clips, space, options)
             }
             NodeDef::BlendSpace2D {
                 x_param,
@@ -600,39 +557,48 @@ impl Compiler<'_> {
                 samples,
                 options,
             } => {
-                if samples.is_empty() {
-                    return Err((GraphProblem::EmptyBlendSpace, Some(Anchor::quoted(name))));
-                }
                 let x = self.float_param(x_param)?;
                 let y = self.float_param(y_param)?;
-                let clips = samples
-                    .iter()
-                    .map(|s| self.clip(&s.clip))
-                    .collect::<CompileResult<Vec<_>>>()?;
+                let clips: Vec<&str> = samples.iter().map(|s| s.clip.as_str()).collect();
                 let positions: Vec<Vec2> = samples
                     .iter()
                     .map(|s| Vec2::new(s.position.0, s.position.1))
                     .collect();
-                let space = BlendSpace2D::new(&positions).map_err(|e| {
-                    blend_problem(
-                        e,
-                        &samples.iter().map(|s| s.clip.as_str()).collect::<Vec<_>>(),
-                    )
-                })?;
-                let options = self.options(options, name)?;
-                Ok((
-                    self.push(Node::Blend {
-                        x,
-                        y: Some(y),
-                        space: BlendSpace::Two(space),
-                        clips,
-                        options,
-                    }),
-                    3,
-                ))
+                let space = BlendSpace2D::new(&positions).map(BlendSpace::Two);
+                self.blend_node(name, x, Some(y), &clips, space, options)
             }
             NodeDef::StateMachine(machine) => self.machine(machine, name, depth),
         }
+    }
+
+    /// A blend-space node over `clip_names` (one per sample); it samples up to three
+    /// poses into scratch and blends them into the output.
+    fn blend_node(
+        &mut self,
+        name: &str,
+        x: FloatParam,
+        y: Option<FloatParam>,
+        clip_names: &[&str],
+        space: Result<BlendSpace, BlendSpaceError>,
+        options: &super::def::BlendSpaceOptions,
+    ) -> CompileResult<(NodeId, usize)> {
+        if clip_names.is_empty() {
+            return Err((GraphProblem::EmptyBlendSpace, Some(Anchor::quoted(name))));
+        }
+        let clips = clip_names
+            .iter()
+            .map(|c| self.clip(c))
+            .collect::<CompileResult<Vec<_>>>()?;
+        let space = space.map_err(|e| blend_problem(e, clip_names))?;
+        let options = self.options(options, name)?;
+        let node = self.push(Node::Blend {
+            x,
+            y,
+            space,
+            clips,
+            options,
+        });
+        Ok((node, 3))
     }
 
     fn options(
