@@ -1,14 +1,20 @@
 //! plantigrade: third-person character locomotion with the feel of the Advanced Locomotion
 //! System, predictive foot IK and a slope-aware pelvis.
 //!
-//! This crate is the engine-agnostic core. The data flow of one tick (SPEC §0) is laid out by
-//! module; this first layer is the animation runtime:
+//! This crate is the engine-agnostic core. The stages of one tick (SPEC §0) each have a
+//! module, and [`character::Character::tick`] runs them in order:
 //!
-//! - [`skeleton`]: joints, parent order, rest pose ([`Skeleton`], [`Transform`]).
-//! - [`clip`]: keyframed joint tracks, float curves and events ([`Clip`]).
-//! - [`pose`]: sampling, blending, masks, additive layers, local-to-model ([`Pose`]).
-//! - [`bone_map`]: finding the humanoid bones (pelvis, legs, …) and foot sockets on any rig.
-//! - [`mannequin`]: the built-in UE-style mannequin and its procedurally authored clips.
+//! - [`motion`]: input shaping, intent, the movement model (speeds, turning, jump, land,
+//!   crouch, push-wall) and AI paths.
+//! - [`world`]: what the core needs from physics (queries, collide-and-slide); the rapier3d
+//!   implementation is the `plantigrade-rapier` crate.
+//! - [`graph`]: the animation graph (parameters, blend spaces, state machines, layers, root
+//!   motion, events), loaded from RON.
+//! - [`skeleton`], [`clip`], [`pose`]: the animation runtime (sampling, blending, masks,
+//!   local-to-model); [`bone_map`] finds the humanoid bones and foot sockets on any rig.
+//! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
+//! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
+//!   contacts and planted drift of a gait clip.
 //!
 //! Conventions: metres, seconds, radians; Y up, right-handed, a character faces +Z in model
 //! space (so its left is +X). Every position or rotation names its space (`_local`,
