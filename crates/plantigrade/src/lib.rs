@@ -12,6 +12,7 @@
 //!   motion, events), loaded from RON.
 //! - [`skeleton`], [`clip`], [`pose`]: the animation runtime (sampling, blending, masks,
 //!   local-to-model); [`bone_map`] finds the humanoid bones and foot sockets on any rig.
+//! - [`ik`]: the procedural pass's solvers; so far the two-bone IK (SPEC IK-8).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.
@@ -26,6 +27,7 @@ pub mod clip;
 pub mod clip_analysis;
 pub mod course;
 pub mod graph;
+pub mod ik;
 pub mod mannequin;
 pub mod motion;
 pub mod pose;

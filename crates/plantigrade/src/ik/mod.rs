@@ -1,0 +1,11 @@
+//! Inverse kinematics (SPEC §4, IK). Each solver is a small job over plain data in the
+//! character's **model** space (+Y up, +Z forward, +X left, metres): inputs are joint
+//! positions from the animated pose plus a target, outputs are rotation corrections the
+//! caller applies to its own pose buffers.
+//!
+//! - [`two_bone`]: hip–knee–ankle two-bone IK with a pole vector, soften and reach clamping
+//!   (IK-8).
+
+pub mod two_bone;
+
+pub use two_bone::{knee_pole_model, TwoBoneIkError, TwoBoneIkJob, TwoBoneIkOutput};
