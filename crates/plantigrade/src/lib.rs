@@ -13,6 +13,8 @@
 //! - [`skeleton`], [`clip`], [`pose`]: the animation runtime (sampling, blending, masks,
 //!   local-to-model); [`bone_map`] finds the humanoid bones and foot sockets on any rig.
 //! - [`ik`]: the procedural pass's solvers; so far the two-bone IK (SPEC IK-8).
+//! - [`tilt`]: the slope-aware pelvis's maths; so far ground-normal decomposition into
+//!   pitch and roll with clamps, and frame-rate independent filters (SPEC TILT-2, TILT-4).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.
@@ -33,6 +35,7 @@ pub mod motion;
 pub mod pose;
 pub mod skeleton;
 pub mod source_pos;
+pub mod tilt;
 pub mod world;
 
 pub use bone_map::{FootSockets, HumanoidMap, LegChain, Side};
