@@ -200,10 +200,10 @@ pub(super) struct SolvedKey {
 /// Solves a key: pelvis and spine as given, head toward its model rotation, arms by angles
 /// or reach, legs by the analytic knee solve onto the foot targets.
 pub(super) fn solve_key(rig: &Rig, body: &BodyTargets) -> SolvedKey {
-    let mut local = rig.rest_local.clone();
+    let mut local = rig.rest_local().to_vec();
     let facing = body.facing();
     let root_model =
-        Transform::from_translation_rotation(rig.rest_local[rig.root].translation, facing);
+        Transform::from_translation_rotation(rig.rest_local()[rig.root].translation, facing);
     local[rig.root].rotation = facing;
     let root_inverse = facing.inverse();
     local[rig.pelvis] = Transform::from_translation_rotation(

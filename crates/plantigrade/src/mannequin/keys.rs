@@ -149,12 +149,12 @@ fn joint_tracks(
         .map(|joint| {
             let included = match set {
                 JointSet::FullBody => true,
-                JointSet::UpperBody => rig.is_ancestor_or_self(upper_root, joint),
+                JointSet::UpperBody => rig.skeleton.is_ancestor_or_self(upper_root, joint),
             };
             if !included {
                 return Ok(JointTracks::default());
             }
-            let rest = &rig.rest_local[joint];
+            let rest = &rig.rest_local()[joint];
             let rotations: Vec<Quat> =
                 continuous_hemisphere(poses.iter().map(|p| p[joint].rotation));
             let translations: Vec<Vec3> = poses.iter().map(|p| p[joint].translation).collect();

@@ -459,7 +459,7 @@ pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
 /// looking down the sights; breathing. No pelvis or leg tracks, so it layers over any
 /// base pose through the upper-body mask (SPEC GRAPH-4).
 pub(super) fn aim(rig: &Rig) -> Result<AuthoredClip, ClipError> {
-    let rest_pelvis = rig.rest_local[rig.pelvis].translation;
+    let rest_pelvis = rig.rest_local()[rig.pelvis].translation;
     let feet = [Side::Left, Side::Right].map(|side| {
         let leg = rig.leg(side);
         let sign = side_sign(side);

@@ -52,8 +52,8 @@ pub(super) struct ArmRig {
 /// Everything the authoring code looks up on the mannequin skeleton.
 #[derive(Clone, Debug)]
 pub(super) struct Rig {
-    pub rest_local: Vec<Transform>,
-    pub parents: Vec<Option<usize>>,
+    /// The mannequin skeleton itself (rest pose, hierarchy).
+    pub skeleton: Skeleton,
     pub root: usize,
     pub pelvis: usize,
     pub spine: [usize; 3],
@@ -68,8 +68,8 @@ impl Rig {
     /// Looks the joints up; `None` if the skeleton is not shaped like the mannequin (missing
     /// joints, non-identity rest rotations, a leg not hanging down, no foot sockets).
     pub fn new(skeleton: &Skeleton, bones: &HumanoidMap) -> Option<Self> {
-        let rest_local = skeleton.rest_local().to_vec();
-        let identity_rest = rest_local
+        let identity_rest = skeleton
+            .rest_local()
             .iter()
             .all(|t| t.rotation.abs_diff_eq(Quat::IDENTITY, 1e-6) && t.scale == Vec3::ONE);
         if !identity_rest {
@@ -90,8 +90,7 @@ impl Rig {
             arm_rig(skeleton, bones, Side::Right)?,
         ];
         Some(Self {
-            rest_local,
-            parents: skeleton.parents().to_vec(),
+            skeleton: skeleton.clone(),
             root,
             pelvis,
             spine,
@@ -103,19 +102,12 @@ impl Rig {
     }
 
     pub fn num_joints(&self) -> usize {
-        self.rest_local.len()
+        self.skeleton.num_joints()
     }
 
-    /// Whether `ancestor` is `joint` or one of its ancestors.
-    pub fn is_ancestor_or_self(&self, ancestor: usize, joint: usize) -> bool {
-        let mut current = Some(joint);
-        while let Some(j) = current {
-            if j == ancestor {
-                return true;
-            }
-            current = self.parents[j];
-        }
-        false
+    /// Rest pose, each joint relative to its parent.
+    pub fn rest_local(&self) -> &[Transform] {
+        self.skeleton.rest_local()
     }
 
     pub fn leg(&self, side: Side) -> &LegRig {
