@@ -5,6 +5,7 @@
 mod clip_table;
 mod graph_cmd;
 mod inspect;
+mod quality;
 mod report;
 mod scenarios;
 mod timeline;

@@ -20,6 +20,7 @@
 //! fields named `*_deg`; a yaw turns a shape's local frame about +Y so that local +Z points
 //! along world `(sin yaw, 0, cos yaw)`.
 
+mod analytic_world;
 mod default_course;
 mod geometry;
 
@@ -29,6 +30,7 @@ mod tests;
 use glam::{Quat, Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
+pub use analytic_world::AnalyticWorld;
 pub use default_course::{SECTION_NAMES, SECTION_SPACING_M};
 pub use geometry::Cap;
 

@@ -6,6 +6,7 @@
 //! - [`two_bone`]: hip–knee–ankle two-bone IK with a pole vector, soften and reach clamping
 //!   (IK-8).
 
+pub mod look_at;
 pub mod two_bone;
 
 pub use two_bone::{knee_pole_model, TwoBoneIkError, TwoBoneIkJob, TwoBoneIkOutput};
