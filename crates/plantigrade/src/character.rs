@@ -3,7 +3,8 @@
 //!
 //! intent → movement plan → collide-and-slide in the world → movement apply (actual speed,
 //! grounded, landing, push-wall) → locomotion variables → animation graph → local pose (root
-//! motion kept for the next tick's move) → model-space pose.
+//! motion kept for the next tick's move) → model-space pose → foot IK (probes, support
+//! planes, lock, pelvis drop, two-bone legs) → final model-space pose.
 //!
 //! Every stage is plain data in and out; the character only owns the buffers. The world
 //! is only queried: a host that keeps the character's collider in its physics world moves it
@@ -13,7 +14,12 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
+use crate::bone_map::HumanoidMap;
 use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance, RootMotionDelta};
+use crate::ik::{
+    run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkMode,
+    FootIkOutput, FootProbeRequest, FootProbeResult,
+};
 use crate::motion::{
     CharacterConfig, ConfigError, Intent, LocomotionParams, LocomotionVars, Movement,
     MovementOutput,
@@ -32,6 +38,19 @@ pub enum CharacterError {
     Graph(#[from] GraphError),
     #[error(transparent)]
     Pose(#[from] PoseError),
+    #[error(transparent)]
+    FootIk(#[from] FootIkError),
+}
+
+/// When the foot probes run (SPEC IK-13).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ProbeTiming {
+    /// Cast inside `tick`, used the same tick.
+    #[default]
+    Immediate,
+    /// `tick` leaves its requests in [`Character::probe_requests`]; the host runs every
+    /// character's as one batch (e.g. [`run_probe_batch`]) and they are used next tick.
+    Batched,
 }
 
 /// A character: movement state, animation graph instance and pose buffers.
@@ -50,6 +69,17 @@ pub struct Character {
     last_move: MoveResult,
     pose: Pose,
     model: ModelPose,
+    /// Foot IK, when the rig has a pelvis and two legs with feet (else the reason).
+    foot_ik: Result<FootIk, FootIkError>,
+    animated_feet: [AnimatedFoot; 2],
+    contact_curves: [Option<usize>; 2],
+    probe_timing: ProbeTiming,
+    probe_requests: [FootProbeRequest; 2],
+    /// Batched results waiting for the next tick.
+    probe_results: Option<[FootProbeResult; 2]>,
+    /// LOD weight and per-foot probe permission set by the host (IK-11).
+    lod_weight: f32,
+    lod_probe_feet: [bool; 2],
 }
 
 impl Character {
@@ -68,9 +98,24 @@ impl Character {
         let movement = Movement::new(facing_yaw_rad);
         let graph = GraphInstance::new(graph);
         let params = LocomotionParams::resolve(graph.params());
-        let pose = Pose::rest(graph.asset().skeleton());
+        let skeleton = graph.asset().skeleton();
+        let pose = Pose::rest(skeleton);
         let model = ModelPose::new(pose.num_joints());
+        let foot_ik = crate::ik::FootRig::new(skeleton, &HumanoidMap::detect(skeleton))
+            .map(|rig| FootIk::new(FootIkConfig::default(), rig));
+        let contact_curves = [
+            graph.asset().curve_id("FootContact_L"),
+            graph.asset().curve_id("FootContact_R"),
+        ];
         Ok(Self {
+            foot_ik,
+            animated_feet: [AnimatedFoot::default(); 2],
+            contact_curves,
+            probe_timing: ProbeTiming::Immediate,
+            probe_requests: [FootProbeRequest::default(); 2],
+            probe_results: None,
+            lod_weight: 1.0,
+            lod_probe_feet: [true; 2],
             output: MovementOutput {
                 vars: LocomotionVars::default(),
                 landing: None,
@@ -139,8 +184,118 @@ impl Character {
             .write(&self.output.vars, self.graph.params_mut());
         self.graph.tick(dt_s, &mut self.pose)?;
         self.pending_root_motion = self.graph.root_motion();
-        local_to_model(self.graph.asset().skeleton(), &self.pose, &mut self.model)?;
+        let skeleton = self.graph.asset().skeleton();
+        local_to_model(skeleton, &self.pose, &mut self.model)?;
+
+        // Foot IK.
+        if let Ok(foot_ik) = &mut self.foot_ik {
+            self.animated_feet = foot_ik.rig().animated_feet(&self.model);
+            let input = FootIkInput {
+                root_world: self.feet_world,
+                facing_yaw_rad: self.movement.facing_yaw_rad(),
+                velocity_world: self.output.actual_velocity_world,
+                grounded: self.output.vars.is_grounded,
+                dt_s,
+                contact_curve: self
+                    .contact_curves
+                    .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id))),
+                lod_weight: self.lod_weight,
+                probe_feet: self.lod_probe_feet,
+            };
+            let requests = foot_ik.plan_probes(&input, &self.animated_feet);
+            let ground = QueryFilter {
+                layers: Layers::GROUND,
+                exclude: self.body,
+            };
+            let results = match self.probe_timing {
+                ProbeTiming::Immediate => requests
+                    .map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r)),
+                ProbeTiming::Batched => self
+                    .probe_results
+                    .take()
+                    .unwrap_or([FootProbeResult::NOT_RUN; 2]),
+            };
+            self.probe_requests = requests;
+            foot_ik.solve(
+                &input,
+                &self.animated_feet,
+                &results,
+                skeleton,
+                &mut self.pose,
+                &mut self.model,
+            )?;
+        }
         Ok(())
+    }
+
+    /// The foot IK stage, or why this rig has none.
+    pub fn foot_ik(&self) -> Result<&FootIk, &FootIkError> {
+        self.foot_ik.as_ref()
+    }
+
+    /// Foot IK settings (mode, probes, pelvis, lock), when the rig has foot IK.
+    pub fn foot_ik_config_mut(&mut self) -> Option<&mut FootIkConfig> {
+        self.foot_ik.as_mut().ok().map(|f| &mut f.config)
+    }
+
+    /// Switches the foot IK mode (no-op on a rig without foot IK).
+    pub fn set_foot_ik_mode(&mut self, mode: FootIkMode) {
+        if let Some(config) = self.foot_ik_config_mut() {
+            config.mode = mode;
+        }
+    }
+
+    /// What foot IK did in the last tick (`None` on a rig without foot IK).
+    pub fn foot_ik_output(&self) -> Option<&FootIkOutput> {
+        self.foot_ik.as_ref().ok().map(|f| f.output())
+    }
+
+    /// IK-10: moving with no ground where the feet are about to land (e.g. a gap's edge).
+    /// Movement or AI code can jump on it.
+    pub fn no_support_ahead(&self) -> bool {
+        self.foot_ik_output().is_some_and(|o| o.no_support_ahead)
+    }
+
+    /// The animated feet of the last tick (model space, before IK).
+    pub fn animated_feet(&self) -> &[AnimatedFoot; 2] {
+        &self.animated_feet
+    }
+
+    pub fn set_probe_timing(&mut self, timing: ProbeTiming) {
+        self.probe_timing = timing;
+        self.probe_results = None;
+    }
+
+    /// The probes the last tick asked for (batched timing runs them between ticks).
+    pub fn probe_requests(&self) -> &[FootProbeRequest; 2] {
+        &self.probe_requests
+    }
+
+    /// Hands the results of [`Character::probe_requests`] to the next tick.
+    pub fn set_probe_results(&mut self, results: [FootProbeResult; 2]) {
+        self.probe_results = Some(results);
+    }
+
+    /// The probe settings and filter a batch runner should use for this character.
+    pub fn probe_setup(&self) -> Option<(crate::ik::ProbeConfig, QueryFilter)> {
+        let foot_ik = self.foot_ik.as_ref().ok()?;
+        Some((
+            foot_ik.config.probe,
+            QueryFilter {
+                layers: Layers::GROUND,
+                exclude: self.body,
+            },
+        ))
+    }
+
+    /// LOD (IK-11): the procedural pass's weight (0..1) and which feet may probe this tick.
+    pub fn set_lod(&mut self, weight: f32, probe_feet: [bool; 2]) {
+        self.lod_weight = if weight.is_finite() {
+            weight.clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        self.lod_probe_feet = probe_feet;
     }
 
     /// Feet (capsule bottom, root joint) in world space (m).
@@ -209,6 +364,31 @@ impl Character {
     pub fn capsule(&self) -> crate::world::Capsule {
         self.config.capsule(self.output.vars.is_crouching)
     }
+}
+
+/// Runs every character's pending probe requests (SPEC IK-13) as one batch, split over
+/// `threads` scoped threads (1 = on this thread), and hands each its results for its next
+/// tick. Needs a world that can be queried from several threads.
+pub fn run_probe_batch(world: &(dyn World + Sync), characters: &mut [Character], threads: usize) {
+    let run = |chunk: &mut [Character]| {
+        for c in chunk {
+            if let Some((config, filter)) = c.probe_setup() {
+                let requests = c.probe_requests;
+                c.set_probe_results(requests.map(|r| run_foot_probe(world, filter, &config, &r)));
+            }
+        }
+    };
+    let threads = threads.clamp(1, 64);
+    if threads == 1 || characters.len() < 2 {
+        run(characters);
+        return;
+    }
+    let chunk = characters.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        for part in characters.chunks_mut(chunk) {
+            scope.spawn(move || run(part));
+        }
+    });
 }
 
 /// Fixed-tick accumulator for hosts with a variable frame time: each frame, `advance`

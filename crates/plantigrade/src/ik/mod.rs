@@ -6,7 +6,21 @@
 //! - [`two_bone`]: hip–knee–ankle two-bone IK with a pole vector, soften and reach clamping
 //!   (IK-8).
 
+pub mod foot;
+pub mod lock;
 pub mod look_at;
+pub mod pelvis;
+pub mod stage;
 pub mod two_bone;
 
+pub use foot::{
+    fit_support_plane, run_foot_probe, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
+    SupportPlane, SupportSource,
+};
+pub use lock::{FootLock, LockConfig, Release};
+pub use pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
+pub use stage::{
+    AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkOutput, FootReport, FootRig,
+    LegRig,
+};
 pub use two_bone::{knee_pole_model, TwoBoneIkError, TwoBoneIkJob, TwoBoneIkOutput};

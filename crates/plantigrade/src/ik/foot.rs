@@ -1,0 +1,528 @@
+//! Predictive ground probes and the support plane of one foot (SPEC IK-1..4, IK-13).
+//!
+//! A foot does not look where it is but where it is about to land: its heel and ball points
+//! (world) are pushed ahead by the character's **horizontal** velocity × a look-ahead time
+//! that grows with speed (IK-1). Two downward rays, from 0.30 m above those predicted points
+//! to 1.20 m below (IK-2), give the heel and toe hits; a miss retries with half the
+//! look-ahead, at most twice (IK-3). The hits become a [`SupportPlane`] (IK-4): riser and
+//! edge hits (too steep, or heel and toe on two different surfaces) are rejected and the
+//! better single hit is kept.
+//!
+//! The probe is split into a [`FootProbeRequest`] (plain data: where to cast) and
+//! [`run_foot_probe`] (casting it), so a host can gather every character's requests and run
+//! them as one batch (IK-13) and hand the results back next tick.
+
+use glam::{Vec2, Vec3};
+use serde::{Deserialize, Serialize};
+
+use crate::world::{QueryFilter, RayHit, World};
+
+/// How the feet are placed: no IK, classic IK (ray at the current foot, one point), or
+/// predictive IK (heel + toe at the predicted landing point, support plane).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FootIkMode {
+    /// The animation as it is: feet on the model's ground plane at the root's height.
+    None,
+    /// Same code with look-ahead 0 and one ray at the current mid-foot (what ALS and most
+    /// engines do).
+    Classic,
+    /// Look-ahead, heel and toe probes, support plane (SPEC IK-1..4).
+    #[default]
+    Predictive,
+}
+
+impl FootIkMode {
+    pub const ALL: [FootIkMode; 3] = [FootIkMode::None, FootIkMode::Classic, FootIkMode::Predictive];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FootIkMode::None => "none",
+            FootIkMode::Classic => "classic",
+            FootIkMode::Predictive => "predictive",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FootIkMode> {
+        Self::ALL.into_iter().find(|m| m.name() == name)
+    }
+}
+
+/// Where and how far the probes look (SPEC IK-1..4 defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProbeConfig {
+    /// Look-ahead at rest (s).
+    pub look_ahead_base_s: f32,
+    /// Extra look-ahead at and above `look_ahead_full_speed_m_s` (s).
+    pub look_ahead_gain_s: f32,
+    /// The speed at which the look-ahead reaches base + gain (m/s; the max walk speed).
+    pub look_ahead_full_speed_m_s: f32,
+    /// Ray start above the predicted point (m).
+    pub probe_up_m: f32,
+    /// Ray end below the predicted point (m).
+    pub probe_down_m: f32,
+    /// Retries with half the look-ahead each after a total miss.
+    pub max_retries: u8,
+    /// Hits steeper than this are risers or walls, not support (rad).
+    pub max_support_slope_rad: f32,
+    /// Heel and toe hits further than this from one plane are on two surfaces (an edge): m.
+    pub edge_mismatch_m: f32,
+}
+
+impl Default for ProbeConfig {
+    fn default() -> Self {
+        Self {
+            look_ahead_base_s: 0.05,
+            look_ahead_gain_s: 0.15,
+            look_ahead_full_speed_m_s: 1.75,
+            probe_up_m: 0.30,
+            probe_down_m: 1.20,
+            max_retries: 2,
+            max_support_slope_rad: 45f32.to_radians(),
+            edge_mismatch_m: 0.03,
+        }
+    }
+}
+
+impl ProbeConfig {
+    /// IK-1: `clamp(speed / full_speed, 0, 1) · gain + base`, 0 for non-finite speed.
+    pub fn look_ahead_s(&self, horizontal_speed_m_s: f32) -> f32 {
+        if !horizontal_speed_m_s.is_finite() || self.look_ahead_full_speed_m_s <= 0.0 {
+            return self.look_ahead_base_s;
+        }
+        (horizontal_speed_m_s / self.look_ahead_full_speed_m_s).clamp(0.0, 1.0)
+            * self.look_ahead_gain_s
+            + self.look_ahead_base_s
+    }
+}
+
+/// What to cast for one foot this tick: heel and ball points (world) at the current foot
+/// and the horizontal offset the look-ahead adds. Retry `k` uses `offset / 2^k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FootProbeRequest {
+    /// Heel sole point of the animated foot, world.
+    pub heel_world: Vec3,
+    /// Ball sole point of the animated foot, world.
+    pub ball_world: Vec3,
+    /// Horizontal velocity × look-ahead (m, world xz).
+    pub look_ahead_offset_world: Vec2,
+    /// Classic mode: one ray at the mid-foot, no retries.
+    pub single_point: bool,
+    /// Cast nothing (LOD, IK off): the result is [`FootProbeResult::NOT_RUN`].
+    pub skip: bool,
+}
+
+/// What a [`FootProbeRequest`] found.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FootProbeResult {
+    pub ran: bool,
+    pub heel: Option<RayHit>,
+    pub toe: Option<RayHit>,
+    /// The predicted mid-foot point the hits belong to (world; y = the foot's height).
+    pub predicted_world: Vec3,
+    /// Retries used (0 = the full look-ahead hit).
+    pub retries: u8,
+    /// Rays cast, for the probe budget (IK-11) and the bench.
+    pub rays_cast: u8,
+}
+
+impl FootProbeResult {
+    pub const NOT_RUN: FootProbeResult = FootProbeResult {
+        ran: false,
+        heel: None,
+        toe: None,
+        predicted_world: Vec3::ZERO,
+        retries: 0,
+        rays_cast: 0,
+    };
+
+    pub fn any_hit(&self) -> bool {
+        self.heel.is_some() || self.toe.is_some()
+    }
+}
+
+fn cast_down(
+    world: &dyn World,
+    point_world: Vec3,
+    config: &ProbeConfig,
+    filter: QueryFilter,
+) -> Option<RayHit> {
+    let origin = point_world + Vec3::Y * config.probe_up_m;
+    world.cast_ray(
+        origin,
+        -Vec3::Y,
+        config.probe_up_m + config.probe_down_m,
+        filter,
+    )
+}
+
+/// Casts a foot's probes (IK-2, IK-3): heel and toe at the predicted point, retrying with
+/// half the look-ahead while both miss. Non-finite requests cast nothing.
+pub fn run_foot_probe(
+    world: &dyn World,
+    filter: QueryFilter,
+    config: &ProbeConfig,
+    request: &FootProbeRequest,
+) -> FootProbeResult {
+    let finite = request.heel_world.is_finite()
+        && request.ball_world.is_finite()
+        && request.look_ahead_offset_world.is_finite();
+    if request.skip || !finite {
+        return FootProbeResult::NOT_RUN;
+    }
+    let mid = 0.5 * (request.heel_world + request.ball_world);
+    if request.single_point {
+        let hit = cast_down(world, mid, config, filter);
+        return FootProbeResult {
+            ran: true,
+            heel: hit,
+            toe: hit,
+            predicted_world: mid,
+            retries: 0,
+            rays_cast: 1,
+        };
+    }
+    let mut result = FootProbeResult {
+        ran: true,
+        ..FootProbeResult::NOT_RUN
+    };
+    let mut scale = 1.0;
+    for retry in 0..=config.max_retries {
+        let offset = request.look_ahead_offset_world * scale;
+        let shift = Vec3::new(offset.x, 0.0, offset.y);
+        let heel = cast_down(world, request.heel_world + shift, config, filter);
+        let toe = cast_down(world, request.ball_world + shift, config, filter);
+        result.rays_cast += 2;
+        result.heel = heel;
+        result.toe = toe;
+        result.predicted_world = mid + shift;
+        result.retries = retry;
+        if heel.is_some() || toe.is_some() {
+            break;
+        }
+        scale *= 0.5;
+    }
+    result
+}
+
+/// The plane a foot stands on: `normal · x = offset_m` (world, unit normal with +Y up).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SupportPlane {
+    pub normal_world: Vec3,
+    pub offset_m: f32,
+}
+
+/// Which hits made the plane (IK-4), for metrics and debug draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub enum SupportSource {
+    /// Heel and toe on one surface: the plane through both.
+    #[default]
+    HeelAndToe,
+    /// Heel and toe on two surfaces (a step edge): the higher hit alone.
+    Edge,
+    /// Only the heel hit was usable (the toe missed or hit a riser).
+    HeelOnly,
+    /// Only the toe hit was usable.
+    ToeOnly,
+}
+
+impl SupportPlane {
+    pub const FLAT_AT_ZERO: SupportPlane = SupportPlane {
+        normal_world: Vec3::Y,
+        offset_m: 0.0,
+    };
+
+    /// The plane through `point_world` with `normal_world` (normalised; `None` when not
+    /// finite or facing down).
+    pub fn through(point_world: Vec3, normal_world: Vec3) -> Option<SupportPlane> {
+        let n = normal_world.try_normalize()?;
+        if n.y <= 1e-3 || !point_world.is_finite() {
+            return None;
+        }
+        Some(SupportPlane {
+            normal_world: n,
+            offset_m: n.dot(point_world),
+        })
+    }
+
+    /// Height of the plane at world `(x, z)`.
+    pub fn height_at(&self, x: f32, z: f32) -> f32 {
+        let n = self.normal_world;
+        (self.offset_m - n.x * x - n.z * z) / n.y
+    }
+}
+
+/// Fits the support plane from a probe result (IK-4). Hits steeper than the walkable limit
+/// are rejected; when heel and toe are usable but lie further than `edge_mismatch_m` from
+/// each other's plane, the foot is over an edge and the **higher** hit is kept (the foot
+/// cannot be lower than the nosing it overhangs). `None` when nothing usable was hit.
+pub fn fit_support_plane(
+    result: &FootProbeResult,
+    config: &ProbeConfig,
+) -> Option<(SupportPlane, SupportSource)> {
+    let min_up = config.max_support_slope_rad.cos();
+    let usable = |hit: Option<RayHit>| {
+        hit.filter(|h| h.point.is_finite() && h.normal.is_finite() && h.normal.y >= min_up)
+    };
+    let heel = usable(result.heel);
+    let toe = usable(result.toe);
+    match (heel, toe) {
+        (Some(h), Some(t)) => {
+            let heel_plane = SupportPlane::through(h.point, h.normal)?;
+            let toe_plane = SupportPlane::through(t.point, t.normal)?;
+            let toe_gap = (t.point.y - heel_plane.height_at(t.point.x, t.point.z)).abs();
+            let heel_gap = (h.point.y - toe_plane.height_at(h.point.x, h.point.z)).abs();
+            if toe_gap.max(heel_gap) <= config.edge_mismatch_m {
+                let mid = 0.5 * (h.point + t.point);
+                let plane = SupportPlane::through(mid, h.normal + t.normal)?;
+                Some((plane, SupportSource::HeelAndToe))
+            } else if t.point.y >= h.point.y {
+                Some((toe_plane, SupportSource::Edge))
+            } else {
+                Some((heel_plane, SupportSource::Edge))
+            }
+        }
+        (Some(h), None) => Some((SupportPlane::through(h.point, h.normal)?, SupportSource::HeelOnly)),
+        (None, Some(t)) => Some((SupportPlane::through(t.point, t.normal)?, SupportSource::ToeOnly)),
+        (None, None) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::{AnalyticWorld, Course};
+    use crate::world::{Capsule, MoveRequest, MoveResult};
+
+    /// A world of one flat floor at `floor_y` for z < `step_z` and one at `step_y` beyond,
+    /// with the riser's hit reported by rays that land exactly on it, counting rays.
+    struct StepWorld {
+        floor_y: f32,
+        step_z: f32,
+        step_y: f32,
+        rays: std::cell::Cell<u32>,
+        /// Rays whose xz lies beyond this z miss (a gap).
+        gap_from_z: f32,
+    }
+
+    impl World for StepWorld {
+        fn cast_ray(&self, origin: Vec3, dir: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
+            self.rays.set(self.rays.get() + 1);
+            assert!(dir.y < -0.999, "probes cast straight down");
+            if origin.z >= self.gap_from_z {
+                return None;
+            }
+            let y = if origin.z < self.step_z {
+                self.floor_y
+            } else {
+                self.step_y
+            };
+            let d = origin.y - y;
+            (0.0..=max).contains(&d).then_some(RayHit {
+                point: Vec3::new(origin.x, y, origin.z),
+                normal: Vec3::Y,
+                distance_m: d,
+            })
+        }
+        fn cast_capsule(&self, _: Capsule, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
+            None
+        }
+        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
+            MoveResult {
+                translation: r.desired_translation,
+                grounded: true,
+                floor_normal: None,
+                sliding_down_slope: false,
+                hit_wall: false,
+            }
+        }
+    }
+
+    fn step_world(gap_from_z: f32) -> StepWorld {
+        StepWorld {
+            floor_y: 0.0,
+            step_z: 1.0,
+            step_y: 0.2,
+            rays: Default::default(),
+            gap_from_z,
+        }
+    }
+
+    fn request(heel_z: f32, offset_z: f32) -> FootProbeRequest {
+        FootProbeRequest {
+            heel_world: Vec3::new(0.1, 0.05, heel_z),
+            ball_world: Vec3::new(0.1, 0.05, heel_z + 0.18),
+            look_ahead_offset_world: Vec2::new(0.0, offset_z),
+            single_point: false,
+            skip: false,
+        }
+    }
+
+    #[test]
+    fn look_ahead_follows_ik1() {
+        let c = ProbeConfig::default();
+        assert!((c.look_ahead_s(0.0) - 0.05).abs() < 1e-6);
+        assert!((c.look_ahead_s(0.875) - 0.125).abs() < 1e-6);
+        assert!((c.look_ahead_s(5.0) - 0.20).abs() < 1e-6);
+        assert!((c.look_ahead_s(f32::NAN) - 0.05).abs() < 1e-6);
+    }
+
+    #[test]
+    fn predictive_probe_sees_the_step_ahead_classic_does_not() {
+        let world = step_world(f32::INFINITY);
+        let config = ProbeConfig::default();
+        // Foot 0.4 m before the riser, 0.5 m of look-ahead: the landing is on the step.
+        let predictive = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.6, 0.5));
+        assert_eq!(predictive.heel.unwrap().point.y, 0.2);
+        assert_eq!(predictive.toe.unwrap().point.y, 0.2);
+        assert_eq!(predictive.rays_cast, 2);
+        let classic = run_foot_probe(
+            &world,
+            QueryFilter::GROUND,
+            &config,
+            &FootProbeRequest {
+                single_point: true,
+                ..request(0.6, 0.5)
+            },
+        );
+        assert_eq!(classic.heel.unwrap().point.y, 0.0);
+        assert_eq!(classic.rays_cast, 1);
+    }
+
+    #[test]
+    fn retry_halves_the_look_ahead_until_something_is_hit() {
+        // Ground ends at z = 1.0. Heel at 0.5, ball at 0.68; offset 0.8 → all miss; 0.4 →
+        // heel at 0.9 hits, ball at 1.08 misses.
+        let world = step_world(1.0);
+        let config = ProbeConfig::default();
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.5, 0.8));
+        assert_eq!(r.retries, 1);
+        assert_eq!(r.rays_cast, 4);
+        assert!(r.heel.is_some() && r.toe.is_none());
+        assert!((r.predicted_world.z - (0.59 + 0.4)).abs() < 1e-5);
+        // Everything ahead is a gap: three tries, six rays, nothing.
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(1.5, 0.8));
+        assert_eq!(r.retries, 2);
+        assert_eq!(r.rays_cast, 6);
+        assert!(!r.any_hit());
+        assert!(r.ran);
+    }
+
+    #[test]
+    fn non_finite_or_skipped_requests_cast_nothing() {
+        let world = step_world(f32::INFINITY);
+        let config = ProbeConfig::default();
+        let mut bad = request(0.5, 0.1);
+        bad.look_ahead_offset_world.x = f32::NAN;
+        assert_eq!(
+            run_foot_probe(&world, QueryFilter::GROUND, &config, &bad),
+            FootProbeResult::NOT_RUN
+        );
+        let skip = FootProbeRequest {
+            skip: true,
+            ..request(0.5, 0.1)
+        };
+        assert_eq!(
+            run_foot_probe(&world, QueryFilter::GROUND, &config, &skip),
+            FootProbeResult::NOT_RUN
+        );
+        assert_eq!(world.rays.get(), 0);
+    }
+
+    fn hit(point: Vec3, normal: Vec3) -> Option<RayHit> {
+        Some(RayHit {
+            point,
+            normal: normal.normalize(),
+            distance_m: 0.3,
+        })
+    }
+
+    #[test]
+    fn support_plane_through_heel_and_toe_on_a_ramp() {
+        let n = Vec3::new(0.0, 20f32.to_radians().cos(), -20f32.to_radians().sin());
+        let slope = 20f32.to_radians().tan();
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.0, 0.0), n),
+            toe: hit(Vec3::new(0.0, 0.2 * slope, 0.2), n),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&r, &ProbeConfig::default()).unwrap();
+        assert_eq!(source, SupportSource::HeelAndToe);
+        assert!((plane.height_at(0.0, 1.0) - slope).abs() < 1e-4);
+        assert!((plane.normal_world - n).length() < 1e-5);
+    }
+
+    #[test]
+    fn riser_hits_are_rejected_and_edges_keep_the_higher_tread() {
+        let config = ProbeConfig::default();
+        // Toe hit a riser (horizontal normal): rejected, heel alone.
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.0, 0.0), Vec3::Y),
+            toe: hit(Vec3::new(0.0, 0.1, 0.2), -Vec3::Z),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&r, &config).unwrap();
+        assert_eq!(source, SupportSource::HeelOnly);
+        assert_eq!(plane.height_at(0.0, 0.2), 0.0);
+        // Heel on the lower tread, toe on the upper one 15 cm higher: an edge, keep the top.
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.0, 0.0), Vec3::Y),
+            toe: hit(Vec3::new(0.0, 0.15, 0.2), Vec3::Y),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&r, &config).unwrap();
+        assert_eq!(source, SupportSource::Edge);
+        assert!((plane.height_at(0.0, 0.0) - 0.15).abs() < 1e-6);
+        // Going down: heel on the upper tread.
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.15, 0.0), Vec3::Y),
+            toe: hit(Vec3::new(0.0, 0.0, 0.2), Vec3::Y),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        assert_eq!(
+            fit_support_plane(&r, &config).unwrap().0.height_at(0.0, 0.2),
+            0.15
+        );
+        // Both on risers: no support.
+        let r = FootProbeResult {
+            heel: hit(Vec3::ZERO, Vec3::Z),
+            toe: hit(Vec3::ZERO, Vec3::X),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        assert!(fit_support_plane(&r, &config).is_none());
+    }
+
+    #[test]
+    fn analytic_stairs_give_the_tread_under_the_predicted_foot() {
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let stairs = course.section("stairs_20cm").unwrap();
+        let config = ProbeConfig::default();
+        for i in 0..60 {
+            let z = stairs.spawn_world.z + 2.0 + i as f32 * 0.05;
+            let foot = Vec3::new(stairs.spawn_world.x, 0.0, z);
+            let mut req = request(0.0, 0.3);
+            req.heel_world = foot;
+            req.ball_world = foot + Vec3::Z * 0.18;
+            req.heel_world.y = course.ground_height(foot.x, foot.z).unwrap() + 0.05;
+            req.ball_world.y = req.heel_world.y;
+            let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+            let (plane, _) = fit_support_plane(&r, &config).unwrap();
+            let p = r.predicted_world;
+            // The tread under each ray's start (a ray cannot see a tread above its origin).
+            let top = req.heel_world.y + config.probe_up_m;
+            let below = |z: f32| course.surface_below(p.x, z, top).unwrap().height_m;
+            let (truth_heel, truth_toe) = (below(p.z - 0.09), below(p.z + 0.09));
+            let h = plane.height_at(p.x, p.z);
+            assert!(
+                (h - truth_heel.max(truth_toe)).abs() < 1e-4,
+                "at z {z}: plane {h}, treads {truth_heel} / {truth_toe}"
+            );
+        }
+    }
+}

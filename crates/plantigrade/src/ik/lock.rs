@@ -1,0 +1,219 @@
+//! Foot lock (SPEC IK-9): a planted foot stays where it landed in world space until its
+//! stance ends or holding it would over-stretch or twist the leg, then it glides back to
+//! the animation over a short release instead of snapping.
+
+use glam::Vec2;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LockConfig {
+    pub enabled: bool,
+    /// Contact weight at and above which a foot locks (and below which it releases).
+    pub contact_threshold: f32,
+    /// Release when the locked point is this far (m, horizontal) from where the animation
+    /// puts the foot: the leg would over-extend or the stride no longer fits.
+    pub max_distance_m: f32,
+    /// Release when the character has turned this much since the lock (rad).
+    pub max_twist_rad: f32,
+    /// Time to glide from the released lock back to the animation (s).
+    pub release_s: f32,
+}
+
+impl Default for LockConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            contact_threshold: 0.5,
+            max_distance_m: 0.25,
+            max_twist_rad: 60f32.to_radians(),
+            release_s: 0.15,
+        }
+    }
+}
+
+/// Why a lock ended (for metrics and debug).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Release {
+    StanceEnded,
+    TooFar,
+    Twisted,
+    Airborne,
+}
+
+/// Lock state of one foot.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FootLock {
+    /// The locked ankle xz (world) and the facing yaw at lock time.
+    locked: Option<(Vec2, f32)>,
+    /// After a release: offset from the animation that is fading out (m, world xz).
+    release_offset: Vec2,
+    /// Fraction of the release left (1 → 0).
+    release_left: f32,
+    /// The last release, for metrics.
+    pub last_release: Option<Release>,
+}
+
+impl FootLock {
+    pub fn is_locked(&self) -> bool {
+        self.locked.is_some()
+    }
+
+    /// The locked point (world xz), while locked.
+    pub fn locked_xz(&self) -> Option<Vec2> {
+        self.locked.map(|(xz, _)| xz)
+    }
+
+    /// Drops the lock and any release in progress (teleport, IK off).
+    pub fn reset(&mut self) {
+        *self = FootLock::default();
+    }
+
+    /// One tick: given the animated ankle xz (world) and contact weight, returns the ankle
+    /// xz to aim for. Locks on a contact rising through the threshold while grounded.
+    pub fn update(
+        &mut self,
+        config: &LockConfig,
+        animated_xz: Vec2,
+        contact: f32,
+        grounded: bool,
+        facing_yaw_rad: f32,
+        dt_s: f32,
+    ) -> Vec2 {
+        let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
+        if !animated_xz.is_finite() || !facing_yaw_rad.is_finite() {
+            return animated_xz;
+        }
+        if !config.enabled {
+            self.reset();
+            return animated_xz;
+        }
+        let planted = grounded && contact >= config.contact_threshold;
+        if let Some((xz, yaw)) = self.locked {
+            let twist = (facing_yaw_rad - yaw + std::f32::consts::PI)
+                .rem_euclid(std::f32::consts::TAU)
+                - std::f32::consts::PI;
+            let release = if !grounded {
+                Some(Release::Airborne)
+            } else if !planted {
+                Some(Release::StanceEnded)
+            } else if xz.distance(animated_xz) > config.max_distance_m {
+                Some(Release::TooFar)
+            } else if twist.abs() > config.max_twist_rad {
+                Some(Release::Twisted)
+            } else {
+                None
+            };
+            match release {
+                None => return xz,
+                Some(why) => {
+                    self.locked = None;
+                    self.last_release = Some(why);
+                    self.release_offset = xz - animated_xz;
+                    self.release_left = 1.0;
+                }
+            }
+        } else if planted && self.release_left <= 0.0 {
+            // Lock where the foot is now (with any release offset already gone).
+            self.locked = Some((animated_xz, facing_yaw_rad));
+            return animated_xz;
+        }
+        if self.release_left > 0.0 {
+            self.release_left = if config.release_s > 0.0 {
+                (self.release_left - dt_s / config.release_s).max(0.0)
+            } else {
+                0.0
+            };
+            // Smoothstep fade: no velocity jump at either end.
+            let s = self.release_left;
+            let w = s * s * (3.0 - 2.0 * s);
+            return animated_xz + self.release_offset * w;
+        }
+        animated_xz
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DT: f32 = 1.0 / 60.0;
+
+    #[test]
+    fn locks_on_contact_and_holds_while_the_animation_slides() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        // Swing: follows the animation.
+        assert_eq!(
+            lock.update(&config, Vec2::new(0.0, 0.0), 0.0, true, 0.0, DT),
+            Vec2::ZERO
+        );
+        // Contact: locks at the current point, holds while the animated foot slides 10 cm.
+        let at = Vec2::new(0.0, 0.3);
+        assert_eq!(lock.update(&config, at, 1.0, true, 0.0, DT), at);
+        for i in 1..=10 {
+            let anim = at + Vec2::new(0.0, 0.01 * i as f32);
+            assert_eq!(lock.update(&config, anim, 1.0, true, 0.0, DT), at);
+        }
+        assert!(lock.is_locked());
+    }
+
+    #[test]
+    fn releases_smoothly_when_the_stance_ends() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
+        let anim = Vec2::new(0.0, 0.1);
+        // Stance ends with the animation 10 cm away: the target starts at the lock and
+        // glides to the animation over release_s, never jumping more than a bit per tick.
+        let mut last = lock.update(&config, anim, 0.0, true, 0.0, DT);
+        assert_eq!(lock.last_release, Some(Release::StanceEnded));
+        assert!(last.distance(Vec2::ZERO) < 0.01);
+        let ticks = (config.release_s / DT).ceil() as usize;
+        for _ in 0..ticks {
+            let p = lock.update(&config, anim, 0.0, true, 0.0, DT);
+            assert!(p.distance(last) < 0.02, "jumped {}", p.distance(last));
+            last = p;
+        }
+        assert!(last.distance(anim) < 1e-5);
+    }
+
+    #[test]
+    fn releases_when_too_far_or_twisted_or_airborne() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
+        lock.update(&config, Vec2::new(0.3, 0.0), 1.0, true, 0.0, DT);
+        assert_eq!(lock.last_release, Some(Release::TooFar));
+
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 3.1, DT);
+        // Turning from 3.1 to -3.1 rad is 0.08 rad the short way: still locked.
+        lock.update(&config, Vec2::ZERO, 1.0, true, -3.1, DT);
+        assert!(lock.is_locked());
+        lock.update(&config, Vec2::ZERO, 1.0, true, 3.1 - 1.2, DT);
+        assert_eq!(lock.last_release, Some(Release::Twisted));
+
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
+        lock.update(&config, Vec2::ZERO, 1.0, false, 0.0, DT);
+        assert_eq!(lock.last_release, Some(Release::Airborne));
+        assert!(!lock.is_locked());
+    }
+
+    #[test]
+    fn disabled_or_bad_input_passes_the_animation_through() {
+        let mut lock = FootLock::default();
+        let off = LockConfig {
+            enabled: false,
+            ..LockConfig::default()
+        };
+        let p = Vec2::new(1.0, 2.0);
+        assert_eq!(lock.update(&off, p, 1.0, true, 0.0, DT), p);
+        assert!(!lock.is_locked());
+        let on = LockConfig::default();
+        let nan = Vec2::new(f32::NAN, 0.0);
+        assert!(lock.update(&on, nan, 1.0, true, 0.0, DT).x.is_nan());
+        assert!(!lock.is_locked(), "a NaN point is never locked");
+    }
+}

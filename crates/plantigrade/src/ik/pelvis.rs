@@ -1,0 +1,170 @@
+//! The predictive pelvis (SPEC IK-7): how far the pelvis must come down so both feet can
+//! reach their **predicted** targets with the leg at most 99 % extended, and the smoothed
+//! offset that follows it (down faster than up).
+//!
+//! The offset also hides the capsule's discrete step-ups and snap-downs on stairs: when the
+//! root jumps vertically in one tick, the offset takes the jump back, so the pelvis (and the
+//! whole body) keeps its world height and only then eases to the new target.
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PelvisConfig {
+    /// Leg extension cap: hip-to-ankle distance over leg length (IK-7: 0.99).
+    pub max_leg_extension: f32,
+    /// Largest drop (m).
+    pub max_drop_m: f32,
+    /// Largest raise the step compensation may leave for a moment (m).
+    pub max_raise_m: f32,
+    /// Exponential rate while moving down (1/s).
+    pub down_rate_per_s: f32,
+    /// Exponential rate while moving up (1/s): slower, so the body settles, not bounces.
+    pub up_rate_per_s: f32,
+    /// A root moving more than this vertically in one tick stepped (m).
+    pub step_detect_m: f32,
+}
+
+impl Default for PelvisConfig {
+    fn default() -> Self {
+        Self {
+            max_leg_extension: 0.99,
+            max_drop_m: 0.5,
+            max_raise_m: 0.45,
+            down_rate_per_s: 18.0,
+            up_rate_per_s: 7.0,
+            step_detect_m: 0.05,
+        }
+    }
+}
+
+/// How far (m, ≥ 0) a hip at `hip_world` must come down so that an ankle target at
+/// `target_world` lies within `max_extension × leg_length_m` (law of cosines on the leg:
+/// the vertical leg that remains for the horizontal distance). A target out of reach
+/// horizontally needs the hip down to the target's height.
+pub fn required_drop_m(
+    hip_world: Vec3,
+    target_world: Vec3,
+    leg_length_m: f32,
+    max_extension: f32,
+) -> f32 {
+    if !hip_world.is_finite() || !target_world.is_finite() || !(leg_length_m > 0.0) {
+        return 0.0;
+    }
+    let reach = leg_length_m * max_extension.clamp(0.5, 1.0);
+    let d = hip_world - target_world;
+    let horizontal_sq = d.x * d.x + d.z * d.z;
+    let vertical_room = (reach * reach - horizontal_sq).max(0.0).sqrt();
+    (d.y - vertical_room).max(0.0)
+}
+
+/// The pelvis offset state (m along model +Y; negative = down).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PelvisOffset {
+    pub offset_m: f32,
+    last_root_y_m: Option<f32>,
+}
+
+impl PelvisOffset {
+    /// One tick: take back a root step (when grounded now and before), then ease toward
+    /// `target_offset_m` (down at the down rate, up at the up rate). Returns the offset.
+    pub fn update(
+        &mut self,
+        config: &PelvisConfig,
+        target_offset_m: f32,
+        root_y_m: f32,
+        grounded: bool,
+        dt_s: f32,
+    ) -> f32 {
+        let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
+        if let (Some(last), true) = (self.last_root_y_m, grounded) {
+            let jump = root_y_m - last;
+            if jump.is_finite() && jump.abs() > config.step_detect_m {
+                self.offset_m -= jump;
+            }
+        }
+        self.last_root_y_m = if grounded && root_y_m.is_finite() {
+            Some(root_y_m)
+        } else {
+            None
+        };
+        let target = if target_offset_m.is_finite() {
+            target_offset_m.clamp(-config.max_drop_m, 0.0)
+        } else {
+            0.0
+        };
+        let rate = if target < self.offset_m {
+            config.down_rate_per_s
+        } else {
+            config.up_rate_per_s
+        };
+        self.offset_m += (target - self.offset_m) * (1.0 - (-rate * dt_s).exp());
+        self.offset_m = self.offset_m.clamp(-config.max_drop_m, config.max_raise_m);
+        if !self.offset_m.is_finite() {
+            self.offset_m = 0.0;
+        }
+        self.offset_m
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drop_is_zero_when_reachable_and_exact_when_not() {
+        let hip = Vec3::new(0.0, 0.9, 0.0);
+        // Straight below at 0.85 of a 0.9 m leg: reachable.
+        assert_eq!(required_drop_m(hip, Vec3::new(0.0, 0.05, 0.0), 0.9, 0.99), 0.0);
+        // Straight below 1.0 m: the hip comes down 1.0 − 0.891.
+        let d = required_drop_m(hip, Vec3::new(0.0, -0.1, 0.0), 0.9, 0.99);
+        assert!((d - (1.0 - 0.891)).abs() < 1e-5, "{d}");
+        // 0.5 m ahead and 0.8 m down: vertical room sqrt(0.891² − 0.25) = 0.7375.
+        let d = required_drop_m(hip, Vec3::new(0.0, 0.1, 0.5), 0.9, 0.99);
+        assert!((d - (0.8 - (0.891f32 * 0.891 - 0.25).sqrt())).abs() < 1e-5, "{d}");
+        // Out of horizontal reach: down to the target's height.
+        let d = required_drop_m(hip, Vec3::new(0.0, 0.2, 1.5), 0.9, 0.99);
+        assert!((d - 0.7).abs() < 1e-5);
+        assert_eq!(required_drop_m(Vec3::NAN, hip, 0.9, 0.99), 0.0);
+    }
+
+    #[test]
+    fn goes_down_faster_than_up() {
+        let config = PelvisConfig::default();
+        let mut p = PelvisOffset::default();
+        let dt = 1.0 / 60.0;
+        let mut down_ticks = 0;
+        while p.update(&config, -0.2, 0.0, true, dt) > -0.19 {
+            down_ticks += 1;
+        }
+        let mut up_ticks = 0;
+        while p.update(&config, 0.0, 0.0, true, dt) < -0.01 {
+            up_ticks += 1;
+        }
+        assert!(down_ticks * 2 < up_ticks, "down {down_ticks}, up {up_ticks}");
+    }
+
+    #[test]
+    fn a_root_step_is_taken_back_then_eased_out() {
+        let config = PelvisConfig::default();
+        let mut p = PelvisOffset::default();
+        let dt = 1.0 / 60.0;
+        p.update(&config, 0.0, 0.0, true, dt);
+        // The capsule steps up 0.2 m: the pelvis keeps its world height, then rises by
+        // one tick of the up rate: 0.2 × (1 − e^(−7/60)) = 0.022 m.
+        let o = p.update(&config, 0.0, 0.2, true, dt);
+        assert!((0.2 + o) < 0.023, "world pelvis rose {} m", 0.2 + o);
+        // And rises smoothly: no tick moves it more than 4 cm.
+        let mut last = 0.2 + o;
+        for _ in 0..120 {
+            let world = 0.2 + p.update(&config, 0.0, 0.2, true, dt);
+            assert!((world - last).abs() < 0.04);
+            last = world;
+        }
+        assert!(p.offset_m.abs() < 1e-3);
+        // Airborne: no compensation for a fall.
+        p.update(&config, 0.0, -1.0, false, dt);
+        assert!(p.offset_m.abs() < 1e-3);
+    }
+}

@@ -1,0 +1,846 @@
+//! The foot IK stage of a tick (SPEC IK-1..11): after the animation graph (and the pelvis
+//! tilt), place both feet on the ground they are about to land on.
+//!
+//! Per tick, in order:
+//! 1. [`FootIk::plan_probes`]: from the animated feet (model space, before tilt), the
+//!    character's velocity and each foot's gait phase, where each foot will land
+//!    ([`FootProbeRequest`], IK-1).
+//! 2. The host runs the requests ([`super::foot::run_foot_probe`]) now, or batches them
+//!    with other characters' and hands the results back next tick (IK-13).
+//! 3. [`FootIk::solve`]: support planes (IK-4), two-speed smoothing (IK-6), foot lock
+//!    (IK-9), the predictive pelvis drop (IK-7), two-bone IK on each leg (IK-8) and the foot
+//!    aligned to its plane, written into the local pose.
+//!
+//! Everything is fixed-size per character: no allocation per tick.
+
+use glam::{Quat, Vec2, Vec3};
+use serde::{Deserialize, Serialize};
+
+use super::foot::{
+    fit_support_plane, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
+    SupportPlane, SupportSource,
+};
+use super::lock::{FootLock, LockConfig};
+use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
+use super::two_bone::{knee_pole_model, TwoBoneIkJob};
+use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
+use crate::pose::{local_to_model, ModelPose, Pose, PoseError};
+use crate::skeleton::Skeleton;
+use crate::tilt::{decompose_ground_normal, TiltLimits};
+
+/// Everything the foot IK stage can be tuned with (SPEC IK defaults).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct FootIkConfig {
+    pub mode: FootIkMode,
+    pub probe: ProbeConfig,
+    pub pelvis: PelvisConfig,
+    pub lock: LockConfig,
+    /// Support-plane smoothing while the foot swings (1/s; IK-6: 10–15).
+    pub swing_smoothing_per_s: f32,
+    /// Support-plane smoothing at contact (1/s; IK-6: 30+).
+    pub contact_smoothing_per_s: f32,
+    /// Without a contact curve, a foot slower than this (horizontal, m/s) is planted (IK-5).
+    pub contact_speed_threshold_m_s: f32,
+    /// Time to ease the contact weight between 0 and 1 (s; IK-5: 0.05–0.1).
+    pub contact_ease_s: f32,
+    /// Time to ease the IK in and out (landing, take-off, mode changes) (s).
+    pub weight_ease_s: f32,
+    /// Time to fade the IK out after every probe missed (IK-3) (s).
+    pub miss_fade_s: f32,
+    /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
+    pub foot_max_pitch_rad: f32,
+    pub foot_max_roll_rad: f32,
+    /// Two-bone soften (IK-8): start easing the reach at this fraction of the leg. At the
+    /// pelvis's extension cap, so a reachable target is reached exactly.
+    pub soften: f32,
+}
+
+impl Default for FootIkConfig {
+    fn default() -> Self {
+        Self {
+            mode: FootIkMode::Predictive,
+            probe: ProbeConfig::default(),
+            pelvis: PelvisConfig::default(),
+            lock: LockConfig::default(),
+            swing_smoothing_per_s: 12.0,
+            contact_smoothing_per_s: 30.0,
+            contact_speed_threshold_m_s: 0.35,
+            contact_ease_s: 0.08,
+            weight_ease_s: 0.1,
+            miss_fade_s: 0.25,
+            foot_max_pitch_rad: 45f32.to_radians(),
+            foot_max_roll_rad: 25f32.to_radians(),
+            soften: 0.99,
+        }
+    }
+}
+
+/// Why a rig cannot get foot IK.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum FootIkError {
+    #[error("foot IK needs both legs: {0}")]
+    Leg(#[from] crate::bone_map::BoneMapError),
+    #[error("foot IK needs the {0} foot's sockets (heel, ball)")]
+    NoSockets(&'static str),
+    #[error("foot IK needs a pelvis joint")]
+    NoPelvis,
+    #[error("joint {joint} is out of range for a skeleton of {num_joints} joints")]
+    JointOutOfRange { joint: usize, num_joints: usize },
+    #[error(transparent)]
+    Pose(#[from] PoseError),
+}
+
+/// The joints and foot points of one leg.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LegRig {
+    pub chain: LegChain,
+    pub sockets: FootSockets,
+    /// Thigh + calf length in the rest pose (m).
+    pub leg_length_m: f32,
+}
+
+/// The bones foot IK drives, found once per skeleton.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootRig {
+    pub pelvis: usize,
+    pub legs: [LegRig; 2],
+}
+
+impl FootRig {
+    /// Finds the pelvis and both legs (with sockets) of `map` on `skeleton`.
+    pub fn new(skeleton: &Skeleton, map: &HumanoidMap) -> Result<FootRig, FootIkError> {
+        let pelvis = map.pelvis.ok_or(FootIkError::NoPelvis)?;
+        let rest = Pose::rest(skeleton);
+        let mut model = ModelPose::new(skeleton.num_joints());
+        local_to_model(skeleton, &rest, &mut model)?;
+        let num_joints = skeleton.num_joints();
+        let mut legs = [None, None];
+        for side in Side::BOTH {
+            let chain = map.leg(side)?;
+            for joint in [pelvis, chain.thigh, chain.calf, chain.foot] {
+                if joint >= num_joints {
+                    return Err(FootIkError::JointOutOfRange { joint, num_joints });
+                }
+            }
+            let sockets = map.feet[side.index()].ok_or(FootIkError::NoSockets(match side {
+                Side::Left => "left",
+                Side::Right => "right",
+            }))?;
+            let hip = model.position_model(chain.thigh);
+            let knee = model.position_model(chain.calf);
+            let ankle = model.position_model(chain.foot);
+            legs[side.index()] = Some(LegRig {
+                chain,
+                sockets,
+                leg_length_m: hip.distance(knee) + knee.distance(ankle),
+            });
+        }
+        match legs {
+            [Some(left), Some(right)] => Ok(FootRig {
+                pelvis,
+                legs: [left, right],
+            }),
+            _ => Err(FootIkError::NoPelvis),
+        }
+    }
+
+    /// The animated feet of a model pose (model space).
+    pub fn animated_feet(&self, model: &ModelPose) -> [AnimatedFoot; 2] {
+        self.legs.map(|leg| {
+            let foot = model.joints_model()[leg.chain.foot];
+            let (_, rotation_model, _) = foot.to_scale_rotation_translation();
+            AnimatedFoot {
+                ankle_model: foot.translation.into(),
+                heel_model: foot.transform_point3(leg.sockets.heel_foot_local),
+                ball_model: foot.transform_point3(leg.sockets.ball_foot_local),
+                rotation_model,
+            }
+        })
+    }
+}
+
+/// One foot as the animation has it, in model space (before tilt and IK).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AnimatedFoot {
+    pub ankle_model: Vec3,
+    pub heel_model: Vec3,
+    pub ball_model: Vec3,
+    pub rotation_model: Quat,
+}
+
+/// What the stage needs from the rest of the tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootIkInput {
+    /// The character's feet point (root joint), world.
+    pub root_world: Vec3,
+    pub facing_yaw_rad: f32,
+    /// Actual velocity of the character, world (m/s).
+    pub velocity_world: Vec3,
+    pub grounded: bool,
+    pub dt_s: f32,
+    /// Each foot's `FootContact_*` curve value (0..1), NaN when the graph has none.
+    pub contact_curve: [f32; 2],
+    /// LOD weight of the procedural pass (0..1, IK-11).
+    pub lod_weight: f32,
+    /// Which feet may cast probes this tick (LOD alternation, IK-11).
+    pub probe_feet: [bool; 2],
+}
+
+/// What happened to one foot this tick (for metrics, traces and debug draw).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct FootReport {
+    /// Contact weight after easing (0 swing … 1 planted).
+    pub contact: f32,
+    /// Overall IK weight applied (grounded × support × LOD).
+    pub ik_alpha: f32,
+    /// The predicted landing point the probes looked at (world), when they ran.
+    pub predicted_world: Option<Vec3>,
+    pub heel_hit: bool,
+    pub toe_hit: bool,
+    pub source: Option<SupportSource>,
+    pub locked: bool,
+    /// The ankle target (world) after smoothing, lock and weight.
+    pub ankle_target_world: Vec3,
+    /// Height of the smoothed support plane under the foot (world y), when there is one.
+    pub support_height_m: Option<f32>,
+}
+
+/// What the stage did this tick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct FootIkOutput {
+    pub feet: [FootReport; 2],
+    /// Pelvis offset along model +Y (m, negative = down).
+    pub pelvis_offset_m: f32,
+    /// IK-10: moving, and every probe of the swinging feet missed: no ground ahead.
+    pub no_support_ahead: bool,
+    /// Knees that ended on the other side of the hip–ankle line than the animation's.
+    pub knee_flips: u32,
+    /// Legs whose target was out of reach (clamped to full extension).
+    pub reach_clamps: u32,
+    /// Rays the probes cast this tick.
+    pub rays_cast: u32,
+}
+
+/// Per-foot state carried between ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct FootState {
+    contact: f32,
+    /// 1 while probes find support, fading to 0 over `miss_fade_s` after a total miss.
+    support: f32,
+    plane: Option<SupportPlane>,
+    source: Option<SupportSource>,
+    lock: FootLock,
+    prev_ankle_world: Option<Vec3>,
+    last_probe: FootProbeResult,
+}
+
+/// The foot IK stage of one character.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FootIk {
+    pub config: FootIkConfig,
+    rig: FootRig,
+    feet: [FootState; 2],
+    /// Eased 0..1: IK on while grounded and the mode is not `None`.
+    weight: f32,
+    pelvis: PelvisOffset,
+    output: FootIkOutput,
+    /// False until the first solve: the first tick takes contact and weight as they are.
+    started: bool,
+}
+
+impl FootIk {
+    pub fn new(config: FootIkConfig, rig: FootRig) -> Self {
+        Self {
+            config,
+            rig,
+            feet: Default::default(),
+            weight: 0.0,
+            pelvis: PelvisOffset::default(),
+            output: FootIkOutput::default(),
+            started: false,
+        }
+    }
+
+    pub fn rig(&self) -> &FootRig {
+        &self.rig
+    }
+
+    /// The report of the last [`FootIk::solve`].
+    pub fn output(&self) -> &FootIkOutput {
+        &self.output
+    }
+
+    /// Forgets locks, planes and smoothing (after a teleport).
+    pub fn reset(&mut self) {
+        self.feet = Default::default();
+        self.pelvis = PelvisOffset::default();
+        self.weight = 0.0;
+        self.started = false;
+    }
+
+    /// Step 1: where each foot should probe this tick (IK-1). A planted foot probes where
+    /// it stands; a swinging one is pushed ahead by the horizontal velocity × look-ahead,
+    /// scaled by how much it is swinging.
+    pub fn plan_probes(
+        &self,
+        input: &FootIkInput,
+        animated: &[AnimatedFoot; 2],
+    ) -> [FootProbeRequest; 2] {
+        let facing = Quat::from_rotation_y(finite_or(input.facing_yaw_rad, 0.0));
+        let velocity = if input.velocity_world.is_finite() {
+            Vec2::new(input.velocity_world.x, input.velocity_world.z)
+        } else {
+            Vec2::ZERO
+        };
+        let look_ahead_s = match self.config.mode {
+            FootIkMode::Predictive => self.config.probe.look_ahead_s(velocity.length()),
+            _ => 0.0,
+        };
+        let skip_all = self.config.mode == FootIkMode::None || !input.root_world.is_finite();
+        std::array::from_fn(|i| {
+            let foot = &animated[i];
+            let swing = 1.0 - self.feet[i].contact.clamp(0.0, 1.0);
+            let mut heel_world = input.root_world + facing * foot.heel_model;
+            let mut ball_world = input.root_world + facing * foot.ball_model;
+            // A locked foot probes where it is held, not where the animation has it.
+            if let Some(locked) = self.feet[i].lock.locked_xz() {
+                let shift = Vec3::new(locked.x - ball_world.x, 0.0, locked.y - ball_world.z);
+                heel_world += shift;
+                ball_world += shift;
+            }
+            FootProbeRequest {
+                heel_world,
+                ball_world,
+                look_ahead_offset_world: velocity * look_ahead_s * swing,
+                single_point: self.config.mode == FootIkMode::Classic,
+                skip: skip_all || !input.probe_feet[i],
+            }
+        })
+    }
+
+    /// Step 3: fits, smooths, locks and solves; writes the pelvis and both legs into
+    /// `pose` and leaves `model` matching it. `animated` are the feet before tilt;
+    /// `pose`/`model` are the pose after tilt. `results` answer this tick's (immediate) or
+    /// last tick's (batched) requests.
+    pub fn solve(
+        &mut self,
+        input: &FootIkInput,
+        animated: &[AnimatedFoot; 2],
+        results: &[FootProbeResult; 2],
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &mut ModelPose,
+    ) -> Result<&FootIkOutput, FootIkError> {
+        let config = self.config;
+        let dt_s = if input.dt_s.is_finite() {
+            input.dt_s.clamp(0.0, 0.25)
+        } else {
+            0.0
+        };
+        let mut out = FootIkOutput {
+            rays_cast: results.iter().map(|r| r.rays_cast as u32).sum(),
+            ..FootIkOutput::default()
+        };
+        let root = input.root_world;
+        let yaw = finite_or(input.facing_yaw_rad, 0.0);
+        if !root.is_finite() {
+            self.output = out;
+            return Ok(&self.output);
+        }
+        let facing = Quat::from_rotation_y(yaw);
+        let on = config.mode != FootIkMode::None && input.grounded;
+        let first = !self.started;
+        self.started = true;
+        self.weight = if first {
+            on as u8 as f32
+        } else {
+            ease(self.weight, on as u8 as f32, dt_s, config.weight_ease_s)
+        };
+
+        // Gait phase, probes → support planes, smoothing, lock, ankle targets.
+        let mut targets_world = [Vec3::ZERO; 2];
+        let mut align_model = [Quat::IDENTITY; 2];
+        let mut alphas = [0.0f32; 2];
+        let mut moving_all_missed = [false; 2];
+        for i in 0..2 {
+            let anim = animated[i];
+            let state = &mut self.feet[i];
+            let ankle_anim_world = root + facing * anim.ankle_model;
+            targets_world[i] = ankle_anim_world;
+            // IK-5: contact from the curve, else from the foot's own speed.
+            let raw_contact = if input.contact_curve[i].is_finite() {
+                input.contact_curve[i].clamp(0.0, 1.0)
+            } else {
+                let speed = match (state.prev_ankle_world, dt_s > 0.0) {
+                    (Some(prev), true) => {
+                        let d = ankle_anim_world - prev;
+                        Vec2::new(d.x, d.z).length() / dt_s
+                    }
+                    _ => 0.0,
+                };
+                (speed < config.contact_speed_threshold_m_s) as u8 as f32
+            };
+            state.prev_ankle_world = Some(ankle_anim_world);
+            state.contact = if first {
+                raw_contact
+            } else {
+                ease(state.contact, raw_contact, dt_s, config.contact_ease_s)
+            };
+
+            let result = results[i];
+            if result.ran {
+                state.last_probe = result;
+                match fit_support_plane(&result, &config.probe) {
+                    Some((plane, source)) => {
+                        state.support = if first {
+                            1.0
+                        } else {
+                            ease(state.support, 1.0, dt_s, config.miss_fade_s)
+                        };
+                        state.source = Some(source);
+                        state.plane = Some(smooth_plane(
+                            state.plane,
+                            plane,
+                            ankle_anim_world,
+                            lerp(
+                                config.swing_smoothing_per_s,
+                                config.contact_smoothing_per_s,
+                                state.contact,
+                            ),
+                            dt_s,
+                        ));
+                    }
+                    None => {
+                        // IK-3: keep the last plane, fade the IK out.
+                        state.support = ease(state.support, 0.0, dt_s, config.miss_fade_s);
+                        state.source = None;
+                        moving_all_missed[i] = !result.any_hit() && state.contact < 0.5;
+                    }
+                }
+            }
+            out.feet[i] = FootReport {
+                contact: state.contact,
+                predicted_world: result.ran.then_some(result.predicted_world),
+                heel_hit: state.last_probe.heel.is_some(),
+                toe_hit: state.last_probe.toe.is_some(),
+                source: state.source,
+                ankle_target_world: ankle_anim_world,
+                ..FootReport::default()
+            };
+            let Some(plane) = state.plane else {
+                continue;
+            };
+            let alpha = self.weight * state.support * input.lod_weight.clamp(0.0, 1.0);
+            alphas[i] = alpha;
+
+            // IK-9: the planted foot holds its world xz. The ball is what stays put through
+            // a stance (the foot rolls over it at heel-off), so the lock pins the ball and
+            // the ankle keeps the animation's offset from it.
+            let anim_xz = Vec2::new(ankle_anim_world.x, ankle_anim_world.z);
+            let ball_anim_world = root + facing * anim.ball_model;
+            let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z);
+            let xz = if config.mode == FootIkMode::None {
+                state.lock.reset();
+                anim_xz
+            } else {
+                let pinned_ball_xz = state.lock.update(
+                    &config.lock,
+                    ball_xz,
+                    state.contact,
+                    input.grounded && alpha > 0.5,
+                    yaw,
+                    dt_s,
+                );
+                pinned_ball_xz + (anim_xz - ball_xz)
+            };
+            // IK-4: the foot turns to the plane (clamped), its lowest sole point sits on
+            // the plane at the height the animation lifts it above its own ground.
+            let limits = TiltLimits {
+                max_pitch_rad: config.foot_max_pitch_rad,
+                max_roll_rad: config.foot_max_roll_rad,
+                roll_enabled: true,
+            };
+            let tilt = decompose_ground_normal(plane.normal_world, yaw, &limits);
+            let align = Quat::IDENTITY.slerp(tilt.rotation_model(), alpha);
+            // Never below its own ground: a blend that sinks a sole must not sink it here.
+            let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+            let mut ankle_y = f32::MIN;
+            for sole in [anim.heel_model, anim.ball_model] {
+                let offset_world = facing * (align * (sole - anim.ankle_model));
+                let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
+                let ground = plane.height_at(sole_xz.x, sole_xz.y);
+                ankle_y = ankle_y.max(ground + lift_m - offset_world.y);
+            }
+            let target = Vec3::new(xz.x, ankle_y, xz.y);
+            let blended = ankle_anim_world.lerp(target, alpha);
+            targets_world[i] = if blended.is_finite() {
+                blended
+            } else {
+                ankle_anim_world
+            };
+            align_model[i] = align;
+            let report = &mut out.feet[i];
+            report.ik_alpha = alpha;
+            report.locked = state.lock.is_locked();
+            report.ankle_target_world = targets_world[i];
+            report.support_height_m = Some(plane.height_at(xz.x, xz.y));
+        }
+        let speed = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+        out.no_support_ahead = config.mode == FootIkMode::Predictive
+            && speed > 0.5
+            && moving_all_missed.iter().any(|&m| m);
+
+        if config.mode == FootIkMode::None && self.weight <= 0.0 {
+            self.pelvis = PelvisOffset::default();
+            self.output = out;
+            return Ok(&self.output);
+        }
+
+        // IK-7: lower the pelvis so both (predicted) targets are reachable.
+        let mut drop_m = 0.0f32;
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let hip_world = root + facing * model.position_model(leg.chain.thigh);
+            drop_m = drop_m.max(required_drop_m(
+                hip_world,
+                targets_world[i],
+                leg.leg_length_m,
+                config.pelvis.max_leg_extension,
+            ));
+        }
+        let offset_m = self.pelvis.update(
+            &config.pelvis,
+            -drop_m * self.weight,
+            root.y,
+            input.grounded,
+            dt_s,
+        );
+        out.pelvis_offset_m = offset_m;
+        let pelvis_parent_rotation = skeleton
+            .parent(self.rig.pelvis)
+            .map_or(Quat::IDENTITY, |p| rotation_of(model, p));
+        pose.local_mut()[self.rig.pelvis].translation +=
+            pelvis_parent_rotation.inverse() * Vec3::new(0.0, offset_m, 0.0);
+        local_to_model(skeleton, pose, model)?;
+
+        // IK-8: both legs, then each foot aligned to its plane.
+        let inverse_facing = facing.inverse();
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let target_model = inverse_facing * (targets_world[i] - root);
+            let hip = model.position_model(leg.chain.thigh);
+            let knee = model.position_model(leg.chain.calf);
+            let ankle = model.position_model(leg.chain.foot);
+            let forward = Vec3::Z;
+            let pole = knee_pole_model(hip, knee, ankle, forward);
+            let mut job = TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole)
+                .map_err(|_| FootIkError::JointOutOfRange {
+                    joint: leg.chain.foot,
+                    num_joints: model.num_joints(),
+                })?;
+            job.soften = config.soften;
+            let solved = job.run();
+            if solved.clamped {
+                out.reach_clamps += 1;
+            }
+            // A flip: the solved knee lies on the other side of the hip–target line.
+            if let Some(line) = (target_model - hip).try_normalize() {
+                let knee_offset = solved.mid_model - hip;
+                let knee_offset = knee_offset - line * knee_offset.dot(line);
+                if knee_offset.length() > 1e-3 && knee_offset.dot(pole) < 0.0 {
+                    out.knee_flips += 1;
+                }
+            }
+            solved
+                .apply_to_pose(skeleton, model, leg.chain.thigh, leg.chain.calf, pose)
+                .map_err(|_| FootIkError::JointOutOfRange {
+                    joint: leg.chain.calf,
+                    num_joints: model.num_joints(),
+                })?;
+        }
+        local_to_model(skeleton, pose, model)?;
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let foot = leg.chain.foot;
+            let wanted_model = align_model[i] * animated[i].rotation_model;
+            let parent = skeleton
+                .parent(foot)
+                .map_or(Quat::IDENTITY, |p| rotation_of(model, p));
+            let local = (parent.inverse() * wanted_model).normalize();
+            if local.is_finite() && alphas[i] > 0.0 {
+                pose.local_mut()[foot].rotation = local;
+            }
+        }
+        local_to_model(skeleton, pose, model)?;
+        self.output = out;
+        Ok(&self.output)
+    }
+}
+
+fn rotation_of(model: &ModelPose, joint: usize) -> Quat {
+    let (_, rotation, _) = model.joints_model()[joint].to_scale_rotation_translation();
+    rotation
+}
+
+fn finite_or(value: f32, fallback: f32) -> f32 {
+    if value.is_finite() {
+        value
+    } else {
+        fallback
+    }
+}
+
+fn lerp(a: f32, b: f32, t: f32) -> f32 {
+    a + (b - a) * t.clamp(0.0, 1.0)
+}
+
+/// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
+fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
+    if !(time_s > 0.0) {
+        return target;
+    }
+    let step = dt_s / time_s;
+    value + (target - value).clamp(-step, step)
+}
+
+/// IK-6: eases the smoothed plane toward `target` at `rate_per_s`, measured where the foot
+/// is (height there and normal), so a uniform slope never lags however fast the foot moves.
+fn smooth_plane(
+    current: Option<SupportPlane>,
+    target: SupportPlane,
+    foot_world: Vec3,
+    rate_per_s: f32,
+    dt_s: f32,
+) -> SupportPlane {
+    let Some(current) = current else {
+        return target;
+    };
+    let a = 1.0 - (-rate_per_s.max(0.0) * dt_s).exp();
+    let (x, z) = (foot_world.x, foot_world.z);
+    let h_now = current.height_at(x, z);
+    let h = h_now + (target.height_at(x, z) - h_now) * a;
+    let normal = current.normal_world.lerp(target.normal_world, a);
+    SupportPlane::through(Vec3::new(x, h, z), normal).unwrap_or(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ik::foot::run_foot_probe;
+    use crate::mannequin::Mannequin;
+    use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+
+    /// Ground at `left_m` for x > 0 (the character's left at yaw 0), `right_m` for x ≤ 0;
+    /// `None` is a hole.
+    struct SplitWorld {
+        left_m: Option<f32>,
+        right_m: Option<f32>,
+    }
+
+    impl World for SplitWorld {
+        fn cast_ray(&self, o: Vec3, d: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
+            let h = if o.x > 0.0 { self.left_m } else { self.right_m }?;
+            let dist = o.y - h;
+            (d.y < -0.99 && (0.0..=max).contains(&dist)).then_some(RayHit {
+                point: Vec3::new(o.x, h, o.z),
+                normal: Vec3::Y,
+                distance_m: dist,
+            })
+        }
+        fn cast_capsule(&self, _: Capsule, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
+            None
+        }
+        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
+            MoveResult {
+                translation: r.desired_translation,
+                grounded: true,
+                floor_normal: None,
+                sliding_down_slope: false,
+                hit_wall: false,
+            }
+        }
+    }
+
+    struct Rig {
+        mannequin: Mannequin,
+        pose: Pose,
+        model: ModelPose,
+        ik: FootIk,
+    }
+
+    fn rig(mode: FootIkMode) -> Rig {
+        let mannequin = Mannequin::new();
+        let rig = FootRig::new(&mannequin.skeleton, &mannequin.bones).unwrap();
+        let pose = Pose::rest(&mannequin.skeleton);
+        let model = ModelPose::new(pose.num_joints());
+        let config = FootIkConfig {
+            mode,
+            ..FootIkConfig::default()
+        };
+        Rig {
+            ik: FootIk::new(config, rig),
+            mannequin,
+            pose,
+            model,
+        }
+    }
+
+    fn input(root: Vec3, contact: f32) -> FootIkInput {
+        FootIkInput {
+            root_world: root,
+            facing_yaw_rad: 0.0,
+            velocity_world: Vec3::ZERO,
+            grounded: true,
+            dt_s: 1.0 / 60.0,
+            contact_curve: [contact; 2],
+            lod_weight: 1.0,
+            probe_feet: [true; 2],
+        }
+    }
+
+    /// One tick on the Idle pose; returns each foot's lowest sole point (world y).
+    fn tick(r: &mut Rig, world: &dyn World, input: &FootIkInput) -> [f32; 2] {
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+        let animated = r.ik.rig().animated_feet(&r.model);
+        let requests = r.ik.plan_probes(input, &animated);
+        let config = r.ik.config.probe;
+        let results = requests.map(|q| run_foot_probe(world, QueryFilter::GROUND, &config, &q));
+        r.ik.solve(
+            input,
+            &animated,
+            &results,
+            &r.mannequin.skeleton,
+            &mut r.pose,
+            &mut r.model,
+        )
+        .unwrap();
+        let legs = r.ik.rig().legs;
+        legs.map(|leg| {
+            let heel = r.model.point_model(leg.chain.foot, leg.sockets.heel_foot_local);
+            let ball = r.model.point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+            input.root_world.y + heel.y.min(ball.y)
+        })
+    }
+
+    #[test]
+    fn each_foot_stands_on_its_own_ground() {
+        let mut r = rig(FootIkMode::Predictive);
+        let world = SplitWorld {
+            left_m: Some(0.08),
+            right_m: Some(-0.04),
+        };
+        let mut soles = [0.0; 2];
+        for _ in 0..60 {
+            soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        assert!((soles[0] - 0.08).abs() < 2e-3, "left sole at {}", soles[0]);
+        assert!((soles[1] + 0.04).abs() < 2e-3, "right sole at {}", soles[1]);
+        let out = r.ik.output();
+        assert_eq!(out.knee_flips, 0);
+        assert!(out.feet.iter().all(|f| f.locked && f.ik_alpha == 1.0));
+    }
+
+    #[test]
+    fn the_pelvis_comes_down_when_a_foot_cannot_reach() {
+        let mut r = rig(FootIkMode::Predictive);
+        let world = SplitWorld {
+            left_m: Some(0.0),
+            right_m: Some(-0.3),
+        };
+        let mut soles = [0.0; 2];
+        for _ in 0..90 {
+            soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        let out = *r.ik.output();
+        assert!(out.pelvis_offset_m < -0.1, "pelvis offset {}", out.pelvis_offset_m);
+        assert!((soles[1] + 0.3).abs() < 5e-3, "right sole at {}", soles[1]);
+        assert!(soles[0].abs() < 5e-3, "left sole at {}", soles[0]);
+        // Flat again: the pelvis returns, slower than it went down.
+        let flat = SplitWorld {
+            left_m: Some(0.0),
+            right_m: Some(0.0),
+        };
+        tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+        let after_one = r.ik.output().pelvis_offset_m;
+        assert!(after_one < out.pelvis_offset_m * 0.8, "rose too fast: {after_one}");
+        for _ in 0..120 {
+            tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+        }
+        assert!(r.ik.output().pelvis_offset_m.abs() < 5e-3);
+    }
+
+    #[test]
+    fn contact_comes_from_the_curve_or_else_the_foot_speed() {
+        let world = SplitWorld {
+            left_m: Some(0.0),
+            right_m: Some(0.0),
+        };
+        // Curve says swing: contact eases to 0 within the ease time.
+        let mut r = rig(FootIkMode::Predictive);
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        for _ in 0..6 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 0.0));
+        }
+        assert_eq!(r.ik.output().feet[0].contact, 0.0);
+        // No curve: the Idle feet carried at 2 m/s are swinging, standing still planted.
+        let mut r = rig(FootIkMode::Predictive);
+        let mut root = Vec3::ZERO;
+        for _ in 0..10 {
+            root.z += 2.0 / 60.0;
+            tick(&mut r, &world, &input(root, f32::NAN));
+        }
+        assert!(r.ik.output().feet.iter().all(|f| f.contact == 0.0));
+        for _ in 0..10 {
+            tick(&mut r, &world, &input(root, f32::NAN));
+        }
+        assert!(r.ik.output().feet.iter().all(|f| f.contact == 1.0));
+    }
+
+    #[test]
+    fn a_total_miss_fades_the_ik_out_without_a_snap() {
+        let mut r = rig(FootIkMode::Predictive);
+        let ground = SplitWorld {
+            left_m: Some(0.1),
+            right_m: Some(0.1),
+        };
+        for _ in 0..30 {
+            tick(&mut r, &ground, &input(Vec3::ZERO, 1.0));
+        }
+        let hole = SplitWorld {
+            left_m: None,
+            right_m: None,
+        };
+        let mut last = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
+        let mut last_alpha = r.ik.output().feet[0].ik_alpha;
+        let max_step = (1.0 / 60.0) / r.ik.config.miss_fade_s + 1e-5;
+        for _ in 0..30 {
+            let soles = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
+            let alpha = r.ik.output().feet[0].ik_alpha;
+            assert!(last_alpha - alpha <= max_step, "alpha {last_alpha} → {alpha}");
+            assert!((soles[0] - last[0]).abs() < 0.01, "foot snapped");
+            last = soles;
+            last_alpha = alpha;
+        }
+        assert_eq!(last_alpha, 0.0);
+        assert!(last[0].abs() < 2e-3, "back on the animation: {}", last[0]);
+    }
+
+    #[test]
+    fn mode_none_and_bad_input_leave_the_animation_alone() {
+        let world = SplitWorld {
+            left_m: Some(0.1),
+            right_m: Some(0.1),
+        };
+        let mut r = rig(FootIkMode::None);
+        let soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        assert!(soles.iter().all(|s| s.abs() < 2e-3), "{soles:?}");
+        assert_eq!(r.ik.output().rays_cast, 0);
+        let mut r = rig(FootIkMode::Predictive);
+        let mut bad = input(Vec3::NAN, 1.0);
+        bad.dt_s = f32::NAN;
+        bad.facing_yaw_rad = f32::INFINITY;
+        tick(&mut r, &world, &bad);
+        assert!(r.model.joints_model().iter().all(|m| m.is_finite()));
+    }
+}
