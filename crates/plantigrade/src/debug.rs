@@ -314,9 +314,15 @@ mod tests {
                 },
             ]
         );
-        // Green is mostly green, red mostly red.
-        assert!(Rgba::HIT.g > 2.0 * Rgba::HIT.r && Rgba::HIT.g > 2.0 * Rgba::HIT.b);
-        assert!(Rgba::MISS.r > 2.0 * Rgba::MISS.g && Rgba::MISS.r > 2.0 * Rgba::MISS.b);
+        // The hit line is mostly green, the miss line mostly red.
+        let line_color = |command: &DebugCommand| match *command {
+            DebugCommand::Line { color, .. } => color,
+            _ => panic!("not a line: {command:?}"),
+        };
+        let hit = line_color(&draw.commands()[0]);
+        let miss = line_color(&draw.commands()[2]);
+        assert!(hit.g > 2.0 * hit.r && hit.g > 2.0 * hit.b);
+        assert!(miss.r > 2.0 * miss.g && miss.r > 2.0 * miss.b);
     }
 
     #[test]
