@@ -896,6 +896,16 @@ mod tests {
             "outlier mean",
         );
         assert_close(q.float_p95_mm, 3.0, 1e-4, "outlier p95");
+
+        // 0, 1, …, 10 mm: rank 0.95·10 = 9.5 interpolates halfway between 9 and 10 mm.
+        let samples = trace(11, HZ, |i, s| {
+            let mut right = foot_at(-0.1, 0.2, 0.0);
+            right.contact = 0.0;
+            s.feet = [foot_at(0.1, 0.001 * i as f32, 0.0), right];
+        });
+        let q = foot_quality(&samples, HZ);
+        assert_close(q.float_mean_mm, 5.0, 1e-4, "ramp mean");
+        assert_close(q.float_p95_mm, 9.5, 1e-4, "ramp p95");
     }
 
     #[test]
