@@ -287,6 +287,11 @@ impl MeanMax {
             self.sum / self.count as f64
         }
     }
+    fn mean_of(values: &[f64]) -> f64 {
+        let mut acc = MeanMax::default();
+        values.iter().for_each(|v| acc.push(*v));
+        acc.mean()
+    }
 }
 
 /// Running root mean square.
@@ -477,14 +482,6 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
     quality
-}
-
-impl MeanMax {
-    fn mean_of(values: &[f64]) -> f64 {
-        let mut acc = MeanMax::default();
-        values.iter().for_each(|v| acc.push(*v));
-        acc.mean()
-    }
 }
 
 /// Ends a stance: long enough ones add their drift.
@@ -1006,6 +1003,22 @@ mod tests {
             "60 Hz, on three axes",
         );
         assert_eq!(q.foot_jerk_rms, 0.0);
+    }
+
+    #[test]
+    fn jerk_agrees_across_tick_rates() {
+        // Pelvis bobbing 5 cm at 1 Hz over 2 s: jerk RMS = A·(2π)³/√2 ≈ 8.77 m/s³ at any rate
+        // (ROB-4 compares 30, 60 and 144 Hz).
+        let expected = 0.05 * std::f32::consts::TAU.powi(3) / 2f32.sqrt();
+        for hz in [30.0, 60.0, 144.0] {
+            let n = (2.0 * hz) as usize;
+            let samples = trace(n, hz, |i, s| {
+                let t = i as f32 / hz;
+                s.pelvis_world.y = 0.95 + 0.05 * (std::f32::consts::TAU * t).sin();
+            });
+            let jerk = foot_quality(&samples, hz).pelvis_jerk_rms;
+            assert_close(jerk, expected, 0.03 * expected, &format!("{hz} Hz"));
+        }
     }
 
     #[test]
