@@ -122,6 +122,10 @@ pub struct FootQuality {
     /// QUAL-4, skating foot-intervals / all foot-intervals with ground known at both ends (see
     /// [`foot_quality`]). 0..1.
     pub skate_ratio: f32,
+    /// QUAL-4 restricted to stance: of the foot-intervals in stance at both ends, the share
+    /// that skate by the same test. A gait whose swinging foot passes low and fast (most
+    /// do, at lift-off and touch-down) counts in `skate_ratio` but not here. 0..1.
+    pub skate_ratio_stance: f32,
     /// QUAL-5, RMS over both ankles of `‖p(t+3) − 3p(t+2) + 3p(t+1) − p(t)‖·f³` (m/s³).
     pub foot_jerk_rms: f32,
     /// QUAL-5, the same on the pelvis position (m/s³).
@@ -422,6 +426,8 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     // QUAL-4: per foot, interval speeds then the moving-average test.
     let mut skating = 0u64;
     let mut intervals = 0u64;
+    let mut skating_stance = 0u64;
+    let mut stance_intervals = 0u64;
     for foot in 0..2 {
         // (low at both ends, speed) per interval ending at tick i; None off the course.
         let per_interval: Vec<Option<(bool, f32)>> = (1..samples.len())
@@ -439,6 +445,9 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         for (j, entry) in per_interval.iter().enumerate() {
             let Some((low, speed)) = *entry else { continue };
             intervals += 1;
+            // Interval j runs from tick j to tick j + 1.
+            let stance = in_stance(samples, foot, j, hz) && in_stance(samples, foot, j + 1, hz);
+            stance_intervals += u64::from(stance);
             if !low || speed <= SKATE_SPEED_MIN_M_PER_S {
                 continue;
             }
@@ -450,6 +459,7 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
                 .fold((0.0f64, 0u32), |(s, c), (_, v)| (s + f64::from(*v), c + 1));
             if count > 0 && sum / f64::from(count) > f64::from(SKATE_SPEED_MIN_M_PER_S) {
                 skating += 1;
+                skating_stance += u64::from(stance);
             }
         }
     }
@@ -478,6 +488,11 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         0.0
     } else {
         to_f32(skating as f64 / intervals as f64)
+    };
+    quality.skate_ratio_stance = if stance_intervals == 0 {
+        0.0
+    } else {
+        to_f32(skating_stance as f64 / stance_intervals as f64)
     };
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
@@ -961,7 +976,20 @@ mod tests {
             s.feet[0] = foot_at(0.1, 0.02, i as f32 / HZ);
             s.feet[1] = foot_at(-0.1, 0.02, 0.0);
         });
-        assert_eq!(foot_quality(&samples, HZ).skate_ratio, 0.5);
+        let q = foot_quality(&samples, HZ);
+        assert_eq!(q.skate_ratio, 0.5);
+        // Both feet are in stance (contact 1): the stance share is the same 10 of 20.
+        assert_eq!(q.skate_ratio_stance, 0.5);
+        // Marked as swinging (contact 0), the slide still counts in the GMD ratio but
+        // not in the stance one.
+        let samples = trace(11, HZ, |i, s| {
+            s.feet[0] = foot_at(0.1, 0.02, i as f32 / HZ);
+            s.feet[0].contact = 0.0;
+            s.feet[1] = foot_at(-0.1, 0.02, 0.0);
+        });
+        let q = foot_quality(&samples, HZ);
+        assert_eq!(q.skate_ratio, 0.5);
+        assert_eq!(q.skate_ratio_stance, 0.0);
 
         // The same slide 6 cm up is a swing, not a skate.
         let samples = trace(11, HZ, |i, s| s.feet[0] = foot_at(0.1, 0.06, i as f32 / HZ));

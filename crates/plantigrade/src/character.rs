@@ -15,11 +15,14 @@ use std::sync::Arc;
 use glam::{Quat, Vec3};
 
 use crate::bone_map::HumanoidMap;
+use crate::debug::DebugDraw;
 use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance, RootMotionDelta};
+use crate::ik::look_at::{LookAt, LookAtChain, LookAtConfig};
 use crate::ik::{
     run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkMode,
     FootIkOutput, FootProbeRequest, FootProbeResult,
 };
+use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{
     CharacterConfig, ConfigError, Intent, LocomotionParams, LocomotionVars, Movement,
     MovementOutput,
@@ -77,9 +80,15 @@ pub struct Character {
     probe_requests: [FootProbeRequest; 2],
     /// Batched results waiting for the next tick.
     probe_results: Option<[FootProbeResult; 2]>,
-    /// LOD weight and per-foot probe permission set by the host (IK-11).
-    lod_weight: f32,
-    lod_probe_feet: [bool; 2],
+    /// LOD tier by distance to the viewer (IK-11); full detail while no viewer is set.
+    lod: Lod,
+    viewer_world: Option<Vec3>,
+    /// Head and spine look-at (IK-14) and its target.
+    look_at: LookAt,
+    look_at_chain: LookAtChain,
+    look_target_world: Option<Vec3>,
+    /// Debug draw commands of the last tick (IK-12), when enabled.
+    debug: DebugDraw,
 }
 
 impl Character {
@@ -101,8 +110,11 @@ impl Character {
         let skeleton = graph.asset().skeleton();
         let pose = Pose::rest(skeleton);
         let model = ModelPose::new(pose.num_joints());
-        let foot_ik = crate::ik::FootRig::new(skeleton, &HumanoidMap::detect(skeleton))
+        let bones = HumanoidMap::detect(skeleton);
+        let foot_ik = crate::ik::FootRig::new(skeleton, &bones)
             .map(|rig| FootIk::new(FootIkConfig::default(), rig));
+        let look_at_config = LookAtConfig::default();
+        let look_at_chain = LookAtChain::from_humanoid(&bones, &look_at_config);
         let contact_curves = [
             graph.asset().curve_id("FootContact_L"),
             graph.asset().curve_id("FootContact_R"),
@@ -114,8 +126,12 @@ impl Character {
             probe_timing: ProbeTiming::Immediate,
             probe_requests: [FootProbeRequest::default(); 2],
             probe_results: None,
-            lod_weight: 1.0,
-            lod_probe_feet: [true; 2],
+            lod: Lod::new(LodConfig::default()),
+            viewer_world: None,
+            look_at: LookAt::new(look_at_config),
+            look_at_chain,
+            look_target_world: None,
+            debug: DebugDraw::new(false),
             output: MovementOutput {
                 vars: LocomotionVars::default(),
                 landing: None,
@@ -187,6 +203,21 @@ impl Character {
         let skeleton = self.graph.asset().skeleton();
         local_to_model(skeleton, &self.pose, &mut self.model)?;
 
+        self.debug.clear();
+
+        // LOD (IK-11): the viewer's distance picks the tier; the weight fades, never pops.
+        let (lod_weight, probe_feet) = match self.viewer_world {
+            Some(viewer) => {
+                self.lod
+                    .update(distance_to_viewer(self.feet_world, viewer), dt_s);
+                (
+                    self.lod.procedural_weight(),
+                    [0, 1].map(|i| self.lod.probe_foot_this_tick(i)),
+                )
+            }
+            None => (1.0, [true; 2]),
+        };
+
         // Foot IK.
         if let Ok(foot_ik) = &mut self.foot_ik {
             self.animated_feet = foot_ik.rig().animated_feet(&self.model);
@@ -199,33 +230,97 @@ impl Character {
                 contact_curve: self
                     .contact_curves
                     .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id))),
-                lod_weight: self.lod_weight,
-                probe_feet: self.lod_probe_feet,
+                lod_weight,
+                probe_feet,
             };
-            let requests = foot_ik.plan_probes(&input, &self.animated_feet);
-            let ground = QueryFilter {
-                layers: Layers::GROUND,
-                exclude: self.body,
-            };
-            let results = match self.probe_timing {
-                ProbeTiming::Immediate => requests
-                    .map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r)),
-                ProbeTiming::Batched => self
-                    .probe_results
-                    .take()
-                    .unwrap_or([FootProbeResult::NOT_RUN; 2]),
-            };
-            self.probe_requests = requests;
-            foot_ik.solve(
-                &input,
-                &self.animated_feet,
-                &results,
-                skeleton,
-                &mut self.pose,
-                &mut self.model,
-            )?;
+            let skip =
+                self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
+            if !skip {
+                let requests = foot_ik.plan_probes(&input, &self.animated_feet);
+                let ground = QueryFilter {
+                    layers: Layers::GROUND,
+                    exclude: self.body,
+                };
+                let results = match self.probe_timing {
+                    ProbeTiming::Immediate => {
+                        requests.map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r))
+                    }
+                    ProbeTiming::Batched => self
+                        .probe_results
+                        .take()
+                        .unwrap_or([FootProbeResult::NOT_RUN; 2]),
+                };
+                self.probe_requests = requests;
+                let output = *foot_ik.solve(
+                    &input,
+                    &self.animated_feet,
+                    &results,
+                    skeleton,
+                    &mut self.pose,
+                    &mut self.model,
+                )?;
+                if self.debug.enabled() {
+                    draw_feet(&mut self.debug, &foot_ik.config.probe, &results, &output);
+                }
+            }
+        }
+
+        // Look-at (IK-14), after everything that moves the spine.
+        if let Some(head) = self.look_at_chain.as_slice().last().map(|&(j, _)| j) {
+            let head_model = self.model.position_model(head);
+            self.look_at.update(
+                self.look_target_world,
+                self.feet_world,
+                self.movement.facing_yaw_rad(),
+                head_model,
+                dt_s,
+            );
+            if self.look_at.weight() > 0.0 {
+                let chain = self.look_at_chain;
+                if self
+                    .look_at
+                    .apply(skeleton, chain.as_slice(), &self.model, &mut self.pose)
+                    .is_ok()
+                {
+                    local_to_model(skeleton, &self.pose, &mut self.model)?;
+                }
+            }
         }
         Ok(())
+    }
+
+    /// Where the viewer (camera) is, for LOD tiers (IK-11); `None` = always full detail.
+    pub fn set_viewer(&mut self, viewer_world: Option<Vec3>) {
+        self.viewer_world = viewer_world.filter(|v| v.is_finite());
+    }
+
+    /// LOD settings and state.
+    pub fn lod(&self) -> &Lod {
+        &self.lod
+    }
+
+    pub fn set_lod_config(&mut self, config: LodConfig) {
+        self.lod = Lod::new(config);
+    }
+
+    /// A point for head and spine to turn toward (IK-14); `None` eases back to the
+    /// animation.
+    pub fn set_look_target(&mut self, target_world: Option<Vec3>) {
+        self.look_target_world = target_world.filter(|t| t.is_finite());
+    }
+
+    pub fn look_at(&self) -> &LookAt {
+        &self.look_at
+    }
+
+    /// Turns debug draw (IK-12) on or off; the commands of each tick are in
+    /// [`Character::debug_draw`].
+    pub fn set_debug_draw(&mut self, enabled: bool) {
+        self.debug.set_enabled(enabled);
+    }
+
+    pub fn debug_draw(&self) -> &DebugDraw {
+        &self.debug
     }
 
     /// The foot IK stage, or why this rig has none.
@@ -286,16 +381,6 @@ impl Character {
                 exclude: self.body,
             },
         ))
-    }
-
-    /// LOD (IK-11): the procedural pass's weight (0..1) and which feet may probe this tick.
-    pub fn set_lod(&mut self, weight: f32, probe_feet: [bool; 2]) {
-        self.lod_weight = if weight.is_finite() {
-            weight.clamp(0.0, 1.0)
-        } else {
-            1.0
-        };
-        self.lod_probe_feet = probe_feet;
     }
 
     /// Feet (capsule bottom, root joint) in world space (m).
@@ -363,6 +448,37 @@ impl Character {
     /// The capsule in use (crouched or standing).
     pub fn capsule(&self) -> crate::world::Capsule {
         self.config.capsule(self.output.vars.is_crouching)
+    }
+}
+
+/// IK-12: each probe ray (green hit, red miss, hit points), the predicted landing points and
+/// the ankle targets.
+fn draw_feet(
+    debug: &mut DebugDraw,
+    probe: &crate::ik::ProbeConfig,
+    results: &[FootProbeResult; 2],
+    output: &FootIkOutput,
+) {
+    let up = Vec3::Y * probe.probe_up_m;
+    let down = Vec3::Y * probe.probe_down_m;
+    for (result, report) in results.iter().zip(&output.feet) {
+        if !result.ran {
+            continue;
+        }
+        let hits = [
+            (result.heel, result.predicted_world),
+            (result.toe, result.predicted_world),
+        ];
+        for (hit, at) in hits {
+            let point = hit.map_or(at, |h| Vec3::new(h.point.x, at.y, h.point.z));
+            debug.ray_probe(point + up, point - down, hit.map(|h| h.point));
+        }
+        debug.predicted_point(result.predicted_world);
+        debug.sphere(
+            report.ankle_target_world,
+            0.02,
+            crate::debug::Rgba::PREDICTED,
+        );
     }
 }
 

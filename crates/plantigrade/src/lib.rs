@@ -12,7 +12,9 @@
 //!   motion, events), loaded from RON.
 //! - [`skeleton`], [`clip`], [`pose`]: the animation runtime (sampling, blending, masks,
 //!   local-to-model); [`bone_map`] finds the humanoid bones and foot sockets on any rig.
-//! - [`ik`]: the procedural pass's solvers; so far the two-bone IK (SPEC IK-8).
+//! - [`ik`]: the procedural pass: predictive foot IK (probes, support planes, foot lock,
+//!   pelvis drop, two-bone legs) and look-at (SPEC IK); [`lod`] picks its detail by distance
+//!   and [`debug`] records what it did as backend-neutral draw commands.
 //! - [`tilt`]: the slope-aware pelvis's maths; so far ground-normal decomposition into
 //!   pitch and roll with clamps, and frame-rate independent filters (SPEC TILT-2, TILT-4).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.

@@ -103,7 +103,9 @@ impl World for AnalyticWorld<'_> {
     /// there is none within 0.5 m below).
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
         let wanted = request.feet + request.desired_translation;
-        let ground = self.course.surface_below(wanted.x, wanted.z, wanted.y + 0.5);
+        let ground = self
+            .course
+            .surface_below(wanted.x, wanted.z, wanted.y + 0.5);
         match ground {
             Some(g) if wanted.y - g.height_m <= 0.5 => MoveResult {
                 translation: Vec3::new(wanted.x, g.height_m, wanted.z) - request.feet,

@@ -32,7 +32,11 @@ pub enum FootIkMode {
 }
 
 impl FootIkMode {
-    pub const ALL: [FootIkMode; 3] = [FootIkMode::None, FootIkMode::Classic, FootIkMode::Predictive];
+    pub const ALL: [FootIkMode; 3] = [
+        FootIkMode::None,
+        FootIkMode::Classic,
+        FootIkMode::Predictive,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -122,6 +126,11 @@ pub struct FootProbeResult {
     pub predicted_world: Vec3,
     /// Retries used (0 = the full look-ahead hit).
     pub retries: u8,
+    /// Ground under the heel and ball where they are now (cast only when the prediction
+    /// looks ahead): the swinging foot must clear it, e.g. the nosing it is still above
+    /// when the landing ahead is a step down.
+    pub heel_here: Option<RayHit>,
+    pub toe_here: Option<RayHit>,
     /// Rays cast, for the probe budget (IK-11) and the bench.
     pub rays_cast: u8,
 }
@@ -133,6 +142,8 @@ impl FootProbeResult {
         toe: None,
         predicted_world: Vec3::ZERO,
         retries: 0,
+        heel_here: None,
+        toe_here: None,
         rays_cast: 0,
     };
 
@@ -178,8 +189,8 @@ pub fn run_foot_probe(
             heel: hit,
             toe: hit,
             predicted_world: mid,
-            retries: 0,
             rays_cast: 1,
+            ..FootProbeResult::NOT_RUN
         };
     }
     let mut result = FootProbeResult {
@@ -201,6 +212,11 @@ pub fn run_foot_probe(
             break;
         }
         scale *= 0.5;
+    }
+    if request.look_ahead_offset_world.length_squared() > 1e-6 {
+        result.heel_here = cast_down(world, request.heel_world, config, filter);
+        result.toe_here = cast_down(world, request.ball_world, config, filter);
+        result.rays_cast += 2;
     }
     result
 }
@@ -282,8 +298,14 @@ pub fn fit_support_plane(
                 Some((heel_plane, SupportSource::Edge))
             }
         }
-        (Some(h), None) => Some((SupportPlane::through(h.point, h.normal)?, SupportSource::HeelOnly)),
-        (None, Some(t)) => Some((SupportPlane::through(t.point, t.normal)?, SupportSource::ToeOnly)),
+        (Some(h), None) => Some((
+            SupportPlane::through(h.point, h.normal)?,
+            SupportSource::HeelOnly,
+        )),
+        (None, Some(t)) => Some((
+            SupportPlane::through(t.point, t.normal)?,
+            SupportSource::ToeOnly,
+        )),
         (None, None) => None,
     }
 }
@@ -324,7 +346,14 @@ mod tests {
                 distance_m: d,
             })
         }
-        fn cast_capsule(&self, _: Capsule, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
+        fn cast_capsule(
+            &self,
+            _: Capsule,
+            _: Vec3,
+            _: Vec3,
+            _: f32,
+            _: QueryFilter,
+        ) -> Option<RayHit> {
             None
         }
         fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
@@ -375,7 +404,9 @@ mod tests {
         let predictive = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.6, 0.5));
         assert_eq!(predictive.heel.unwrap().point.y, 0.2);
         assert_eq!(predictive.toe.unwrap().point.y, 0.2);
-        assert_eq!(predictive.rays_cast, 2);
+        // Two at the landing, two under the foot as it is now.
+        assert_eq!(predictive.rays_cast, 4);
+        assert_eq!(predictive.heel_here.unwrap().point.y, 0.0);
         let classic = run_foot_probe(
             &world,
             QueryFilter::GROUND,
@@ -397,13 +428,14 @@ mod tests {
         let config = ProbeConfig::default();
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.5, 0.8));
         assert_eq!(r.retries, 1);
-        assert_eq!(r.rays_cast, 4);
+        assert_eq!(r.rays_cast, 6);
         assert!(r.heel.is_some() && r.toe.is_none());
         assert!((r.predicted_world.z - (0.59 + 0.4)).abs() < 1e-5);
         // Everything ahead is a gap: three tries, six rays, nothing.
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(1.5, 0.8));
         assert_eq!(r.retries, 2);
         assert_eq!(r.rays_cast, 6);
+        assert!(r.heel_here.is_none());
         assert!(!r.any_hit());
         assert!(r.ran);
     }
@@ -484,7 +516,10 @@ mod tests {
             ..FootProbeResult::NOT_RUN
         };
         assert_eq!(
-            fit_support_plane(&r, &config).unwrap().0.height_at(0.0, 0.2),
+            fit_support_plane(&r, &config)
+                .unwrap()
+                .0
+                .height_at(0.0, 0.2),
             0.15
         );
         // Both on risers: no support.

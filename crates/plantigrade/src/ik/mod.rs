@@ -20,7 +20,7 @@ pub use foot::{
 pub use lock::{FootLock, LockConfig, Release};
 pub use pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 pub use stage::{
-    AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkOutput, FootReport, FootRig,
-    LegRig,
+    AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkOutput, FootReport,
+    FootRig, LegRig,
 };
 pub use two_bone::{knee_pole_model, TwoBoneIkError, TwoBoneIkJob, TwoBoneIkOutput};

@@ -116,13 +116,19 @@ mod tests {
     fn drop_is_zero_when_reachable_and_exact_when_not() {
         let hip = Vec3::new(0.0, 0.9, 0.0);
         // Straight below at 0.85 of a 0.9 m leg: reachable.
-        assert_eq!(required_drop_m(hip, Vec3::new(0.0, 0.05, 0.0), 0.9, 0.99), 0.0);
+        assert_eq!(
+            required_drop_m(hip, Vec3::new(0.0, 0.05, 0.0), 0.9, 0.99),
+            0.0
+        );
         // Straight below 1.0 m: the hip comes down 1.0 − 0.891.
         let d = required_drop_m(hip, Vec3::new(0.0, -0.1, 0.0), 0.9, 0.99);
         assert!((d - (1.0 - 0.891)).abs() < 1e-5, "{d}");
         // 0.5 m ahead and 0.8 m down: vertical room sqrt(0.891² − 0.25) = 0.7375.
         let d = required_drop_m(hip, Vec3::new(0.0, 0.1, 0.5), 0.9, 0.99);
-        assert!((d - (0.8 - (0.891f32 * 0.891 - 0.25).sqrt())).abs() < 1e-5, "{d}");
+        assert!(
+            (d - (0.8 - (0.891f32 * 0.891 - 0.25).sqrt())).abs() < 1e-5,
+            "{d}"
+        );
         // Out of horizontal reach: down to the target's height.
         let d = required_drop_m(hip, Vec3::new(0.0, 0.2, 1.5), 0.9, 0.99);
         assert!((d - 0.7).abs() < 1e-5);
@@ -142,7 +148,10 @@ mod tests {
         while p.update(&config, 0.0, 0.0, true, dt) < -0.01 {
             up_ticks += 1;
         }
-        assert!(down_ticks * 2 < up_ticks, "down {down_ticks}, up {up_ticks}");
+        assert!(
+            down_ticks * 2 < up_ticks,
+            "down {down_ticks}, up {up_ticks}"
+        );
     }
 
     #[test]

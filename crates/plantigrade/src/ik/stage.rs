@@ -17,8 +17,8 @@ use glam::{Quat, Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::foot::{
-    fit_support_plane, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
-    SupportPlane, SupportSource,
+    fit_support_plane, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig, SupportPlane,
+    SupportSource,
 };
 use super::lock::{FootLock, LockConfig};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
@@ -465,11 +465,21 @@ impl FootIk {
             let align = Quat::IDENTITY.slerp(tilt.rotation_model(), alpha);
             // Never below its own ground: a blend that sinks a sole must not sink it here.
             let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+            // A swinging foot also clears the ground it is above now (a step down ahead
+            // must not pull it through the nosing it has not passed yet).
+            let clearance = [state.last_probe.heel_here, state.last_probe.toe_here]
+                .map(|hit| hit.filter(|_| state.contact < 0.5).map(|h| h.point.y));
             let mut ankle_y = f32::MIN;
-            for sole in [anim.heel_model, anim.ball_model] {
+            for (sole, clear) in [anim.heel_model, anim.ball_model]
+                .into_iter()
+                .zip(clearance)
+            {
                 let offset_world = facing * (align * (sole - anim.ankle_model));
                 let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
-                let ground = plane.height_at(sole_xz.x, sole_xz.y);
+                let mut ground = plane.height_at(sole_xz.x, sole_xz.y);
+                if let Some(here) = clear {
+                    ground = ground.max(here);
+                }
                 ankle_y = ankle_y.max(ground + lift_m - offset_world.y);
             }
             let target = Vec3::new(xz.x, ankle_y, xz.y);
@@ -532,10 +542,12 @@ impl FootIk {
             let ankle = model.position_model(leg.chain.foot);
             let forward = Vec3::Z;
             let pole = knee_pole_model(hip, knee, ankle, forward);
-            let mut job = TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole)
-                .map_err(|_| FootIkError::JointOutOfRange {
-                    joint: leg.chain.foot,
-                    num_joints: model.num_joints(),
+            let mut job =
+                TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole).map_err(|_| {
+                    FootIkError::JointOutOfRange {
+                        joint: leg.chain.foot,
+                        num_joints: model.num_joints(),
+                    }
                 })?;
             job.soften = config.soften;
             let solved = job.run();
@@ -645,7 +657,14 @@ mod tests {
                 distance_m: dist,
             })
         }
-        fn cast_capsule(&self, _: Capsule, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
+        fn cast_capsule(
+            &self,
+            _: Capsule,
+            _: Vec3,
+            _: Vec3,
+            _: f32,
+            _: QueryFilter,
+        ) -> Option<RayHit> {
             None
         }
         fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
@@ -717,8 +736,12 @@ mod tests {
         .unwrap();
         let legs = r.ik.rig().legs;
         legs.map(|leg| {
-            let heel = r.model.point_model(leg.chain.foot, leg.sockets.heel_foot_local);
-            let ball = r.model.point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+            let heel = r
+                .model
+                .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
+            let ball = r
+                .model
+                .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
             input.root_world.y + heel.y.min(ball.y)
         })
     }
@@ -753,7 +776,11 @@ mod tests {
             soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         }
         let out = *r.ik.output();
-        assert!(out.pelvis_offset_m < -0.1, "pelvis offset {}", out.pelvis_offset_m);
+        assert!(
+            out.pelvis_offset_m < -0.1,
+            "pelvis offset {}",
+            out.pelvis_offset_m
+        );
         assert!((soles[1] + 0.3).abs() < 5e-3, "right sole at {}", soles[1]);
         assert!(soles[0].abs() < 5e-3, "left sole at {}", soles[0]);
         // Flat again: the pelvis returns, slower than it went down.
@@ -763,7 +790,10 @@ mod tests {
         };
         tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
         let after_one = r.ik.output().pelvis_offset_m;
-        assert!(after_one < out.pelvis_offset_m * 0.8, "rose too fast: {after_one}");
+        assert!(
+            after_one < out.pelvis_offset_m * 0.8,
+            "rose too fast: {after_one}"
+        );
         for _ in 0..120 {
             tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
         }
@@ -817,7 +847,10 @@ mod tests {
         for _ in 0..30 {
             let soles = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
             let alpha = r.ik.output().feet[0].ik_alpha;
-            assert!(last_alpha - alpha <= max_step, "alpha {last_alpha} → {alpha}");
+            assert!(
+                last_alpha - alpha <= max_step,
+                "alpha {last_alpha} → {alpha}"
+            );
             assert!((soles[0] - last[0]).abs() < 0.01, "foot snapped");
             last = soles;
             last_alpha = alpha;
