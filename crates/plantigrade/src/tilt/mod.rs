@@ -16,12 +16,40 @@
 //! clamped angles (0, 0 when airborne, TILT-5) → [`pelvis_tilt_rotation_model`] on the
 //! result. Nothing here allocates or panics; NaN/∞ inputs leave the state unchanged or give
 //! zero tilt with a flag.
+//!
+//! The stage around that core:
+//!
+//! - [`ground_frame`]: the ground frame from three downward rays, the narrow-edge fallback
+//!   and the stairs profile (TILT-1, TILT-8, TILT-11), with every ray for debug draw.
+//! - [`source`]: the pluggable normal source (TILT-9): ground rays, a fixed mount normal,
+//!   or a host's own [`NormalSource`].
+//! - [`stage`]: [`PelvisTilt`], the per-character stage: filter, decompose, exit (TILT-2..5).
+//! - [`apply`]: writing the tilt into the pelvis and compensating the head (TILT-3, TILT-6).
+//! - [`slope_speed`]: the gait playback scale on slopes (TILT-7).
 
+pub mod apply;
 pub mod decompose;
 pub mod filter;
+pub mod ground_frame;
+pub mod slope_speed;
+pub mod source;
+pub mod stage;
 
+#[cfg(test)]
+mod scenario_tests;
+
+pub use apply::{apply_pelvis_tilt, TiltError};
 pub use decompose::{
     decompose_ground_normal, pelvis_tilt_rotation_model, tilted_up_model, world_to_model_direction,
     GroundNormalStatus, GroundTilt, TiltLimits,
 };
 pub use filter::{low_pass_normal, move_toward, TiltDamping, TiltFilter, TiltFilterConfig};
+pub use ground_frame::{
+    sample_ground_frame, FlightFit, FrameCase, FrameQuery, FrameRay, GroundFrame,
+    GroundFrameConfig, RayRole, MAX_FRAME_RAYS,
+};
+pub use slope_speed::{
+    slope_angle_along_rad, slope_speed_scale, slope_speed_scale_for, SlopeSpeedConfig,
+};
+pub use source::{FixedNormal, GroundRays, NormalSource, NormalSourceChoice};
+pub use stage::{PelvisTilt, TiltConfig, TiltInput, TiltOutput};

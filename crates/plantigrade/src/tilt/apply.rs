@@ -1,0 +1,345 @@
+//! Writing the tilt into a pose (SPEC TILT-3, TILT-6).
+//!
+//! The tilt is a rotation offset `T` in **model** space about the pelvis's own position:
+//! the pelvis's model rotation `M` becomes `T · M`. In the local pose that is
+//! `L' = P⁻¹ · T · P · L`, with `P` the model rotation of the pelvis's parent, so the root
+//! (and the movement direction) stays level and everything below the pelvis — spine,
+//! chest, head, legs — follows it.
+//!
+//! Head compensation (TILT-6): after the pelvis tilt the head's model rotation would be
+//! `T · H`; it is corrected to `T_f · H` with `T_f = slerp(I, T, f)`, keeping only the
+//! fraction `f` of the tilt (default 0.1, less while aiming), so the gaze stays level.
+//! Model and world differ by the character's yaw only, so the fraction holds in world
+//! terms too.
+
+use glam::{Affine3A, Quat};
+
+use crate::pose::{ModelPose, Pose};
+use crate::skeleton::Skeleton;
+
+/// Why the tilt could not be applied. The pose is left untouched.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum TiltError {
+    #[error("joint {joint} is out of range: the skeleton has {num_joints} joints")]
+    JointOutOfRange { joint: usize, num_joints: usize },
+    #[error("joint counts differ: skeleton {skeleton}, local pose {pose}, model pose {model}")]
+    JointCount {
+        skeleton: usize,
+        pose: usize,
+        model: usize,
+    },
+    #[error("head joint {head} is not a descendant of the pelvis joint {pelvis}")]
+    HeadNotBelowPelvis { head: usize, pelvis: usize },
+    #[error("joint {joint}: non-finite transform in the pose or the model pose")]
+    NonFinite { joint: usize },
+}
+
+/// The model-space rotation of `joint`'s parent (identity for a root joint), or `None` if
+/// it is not a usable rotation.
+fn parent_rotation_model(skeleton: &Skeleton, model: &ModelPose, joint: usize) -> Option<Quat> {
+    match skeleton.parent(joint) {
+        None => Some(Quat::IDENTITY),
+        Some(parent) => rotation_of(&model.joints_model()[parent]),
+    }
+}
+
+fn rotation_of(affine: &Affine3A) -> Option<Quat> {
+    if !affine.is_finite() {
+        return None;
+    }
+    let (_, rotation, _) = affine.to_scale_rotation_translation();
+    let rotation = rotation.normalize();
+    rotation.is_finite().then_some(rotation)
+}
+
+/// Applies the model-space tilt offset `tilt_model` to `pelvis_joint` of `pose` (local),
+/// and, with `head`, corrects that joint to keep only `keep_fraction` (clamped to 0..=1; NaN
+/// acts as 0) of the tilt. `model` must be the model pose of `pose` before this call (the
+/// caller recomputes it afterwards). Checks every index and count first: an error leaves
+/// `pose` unchanged; never panics, never writes NaN.
+pub fn apply_pelvis_tilt(
+    skeleton: &Skeleton,
+    pelvis_joint: usize,
+    head: Option<(usize, f32)>,
+    tilt_model: Quat,
+    model: &ModelPose,
+    pose: &mut Pose,
+) -> Result<(), TiltError> {
+    let num_joints = skeleton.num_joints();
+    if pose.num_joints() != num_joints || model.num_joints() != num_joints {
+        return Err(TiltError::JointCount {
+            skeleton: num_joints,
+            pose: pose.num_joints(),
+            model: model.num_joints(),
+        });
+    }
+    let check = |joint: usize| {
+        if joint < num_joints {
+            Ok(())
+        } else {
+            Err(TiltError::JointOutOfRange { joint, num_joints })
+        }
+    };
+    check(pelvis_joint)?;
+    if let Some((head_joint, _)) = head {
+        check(head_joint)?;
+        if head_joint == pelvis_joint || !skeleton.is_ancestor_or_self(pelvis_joint, head_joint) {
+            return Err(TiltError::HeadNotBelowPelvis {
+                head: head_joint,
+                pelvis: pelvis_joint,
+            });
+        }
+    }
+    let tilt = if tilt_model.is_finite() {
+        tilt_model.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    let tilt = if tilt.is_finite() {
+        tilt
+    } else {
+        Quat::IDENTITY
+    };
+
+    let pelvis_parent =
+        parent_rotation_model(skeleton, model, pelvis_joint).ok_or(TiltError::NonFinite {
+            joint: pelvis_joint,
+        })?;
+    let pelvis_local = pose.local()[pelvis_joint].rotation;
+    let new_pelvis = (pelvis_parent.inverse() * tilt * pelvis_parent * pelvis_local).normalize();
+    if !new_pelvis.is_finite() {
+        return Err(TiltError::NonFinite {
+            joint: pelvis_joint,
+        });
+    }
+
+    let new_head = match head {
+        None => None,
+        Some((head_joint, keep_fraction)) => {
+            let keep = if keep_fraction.is_nan() {
+                0.0
+            } else {
+                keep_fraction.clamp(0.0, 1.0)
+            };
+            let kept = Quat::IDENTITY.slerp(tilt, keep);
+            let head_parent = parent_rotation_model(skeleton, model, head_joint)
+                .ok_or(TiltError::NonFinite { joint: head_joint })?;
+            let head_local = pose.local()[head_joint].rotation;
+            let rotation =
+                (head_parent.inverse() * tilt.inverse() * kept * head_parent * head_local)
+                    .normalize();
+            if !rotation.is_finite() {
+                return Err(TiltError::NonFinite { joint: head_joint });
+            }
+            Some((head_joint, rotation))
+        }
+    };
+
+    let local = pose.local_mut();
+    local[pelvis_joint].rotation = new_pelvis;
+    if let Some((head_joint, rotation)) = new_head {
+        local[head_joint].rotation = rotation;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mannequin::Mannequin;
+    use crate::pose::local_to_model;
+    use crate::tilt::pelvis_tilt_rotation_model;
+    use glam::Vec3;
+
+    struct Rig {
+        mannequin: Mannequin,
+        pose: Pose,
+        model: ModelPose,
+        pelvis: usize,
+        head: usize,
+    }
+
+    /// The mannequin in its rest pose with a yawed root and bent spine and neck, so the
+    /// parent corrections matter.
+    fn rig() -> Rig {
+        let mannequin = Mannequin::new();
+        let skeleton = &mannequin.skeleton;
+        let mut pose = Pose::rest(skeleton);
+        let find = |name: &str| skeleton.find(name).unwrap();
+        let bends = [
+            ("root", Quat::from_rotation_y(0.7)),
+            ("pelvis", Quat::from_rotation_x(0.1)),
+            (
+                "spine_02",
+                Quat::from_rotation_z(0.2) * Quat::from_rotation_x(0.15),
+            ),
+            ("neck_01", Quat::from_rotation_x(-0.3)),
+            ("head", Quat::from_rotation_y(0.4)),
+        ];
+        for (name, rotation) in bends {
+            pose.local_mut()[find(name)].rotation = rotation;
+        }
+        let mut model = ModelPose::new(skeleton.num_joints());
+        local_to_model(skeleton, &pose, &mut model).unwrap();
+        Rig {
+            pelvis: mannequin.bones.pelvis.unwrap(),
+            head: mannequin.bones.head.unwrap(),
+            mannequin,
+            pose,
+            model,
+        }
+    }
+
+    fn rotation(model: &ModelPose, joint: usize) -> Quat {
+        model.joints_model()[joint]
+            .to_scale_rotation_translation()
+            .1
+    }
+
+    /// Angle (rad) of `a · b⁻¹`, well conditioned near 0 (unlike `acos`).
+    fn angle(a: Quat, b: Quat) -> f32 {
+        let d = a * b.inverse();
+        2.0 * Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs())
+    }
+
+    #[test]
+    fn pelvis_tilts_about_itself_and_the_head_keeps_ten_percent() {
+        for keep in [0.1f32, 0.0, 0.35] {
+            let mut r = rig();
+            let skeleton = &r.mannequin.skeleton;
+            let tilt = pelvis_tilt_rotation_model(20f32.to_radians(), -12f32.to_radians());
+            let before = r.model.clone();
+            apply_pelvis_tilt(
+                skeleton,
+                r.pelvis,
+                Some((r.head, keep)),
+                tilt,
+                &before,
+                &mut r.pose,
+            )
+            .unwrap();
+            local_to_model(skeleton, &r.pose, &mut r.model).unwrap();
+            let after = &r.model;
+            let root = skeleton.find("root").unwrap();
+            let spine_03 = skeleton.find("spine_03").unwrap();
+            let thigh_l = skeleton.find("thigh_l").unwrap();
+            // Root untouched; the pelvis stays where it is and turns by the tilt in model
+            // space; chest and legs follow it.
+            assert_eq!(after.joints_model()[root], before.joints_model()[root]);
+            assert!(
+                (after.position_model(r.pelvis) - before.position_model(r.pelvis)).length() < 1e-6
+            );
+            for joint in [r.pelvis, spine_03, thigh_l] {
+                let expected = tilt * rotation(&before, joint);
+                assert!(
+                    angle(rotation(after, joint), expected) < 1e-4,
+                    "joint {joint}"
+                );
+            }
+            let chest_offset = before.position_model(spine_03) - before.position_model(r.pelvis);
+            let chest = after.position_model(r.pelvis) + tilt * chest_offset;
+            assert!((after.position_model(spine_03) - chest).length() < 1e-5);
+            // The head keeps `keep` of the tilt: its model rotation is slerp(I, T, keep) · H.
+            let head_before = rotation(&before, r.head);
+            let head_after = rotation(after, r.head);
+            let kept = Quat::IDENTITY.slerp(tilt, keep);
+            assert!(angle(head_after, kept * head_before) < 1e-4, "keep {keep}");
+            let turned = angle(head_after, head_before);
+            assert!(
+                (turned - keep * angle(tilt, Quat::IDENTITY)).abs() < 1e-4,
+                "keep {keep}: {turned}"
+            );
+            // The head still sits on the tilted neck.
+            let neck = skeleton.parent(r.head).unwrap();
+            let neck_offset = before.position_model(r.head) - before.position_model(neck);
+            let expected_head = after.position_model(neck) + tilt * neck_offset;
+            assert!((after.position_model(r.head) - expected_head).length() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn bad_joints_are_errors_and_leave_the_pose_alone() {
+        let r = rig();
+        let skeleton = &r.mannequin.skeleton;
+        let n = skeleton.num_joints();
+        let tilt = Quat::from_rotation_x(0.3);
+        let root = skeleton.find("root").unwrap();
+        let cases = [
+            (
+                n,
+                None,
+                TiltError::JointOutOfRange {
+                    joint: n,
+                    num_joints: n,
+                },
+            ),
+            (
+                r.pelvis,
+                Some((usize::MAX, 0.1)),
+                TiltError::JointOutOfRange {
+                    joint: usize::MAX,
+                    num_joints: n,
+                },
+            ),
+            (
+                r.pelvis,
+                Some((root, 0.1)),
+                TiltError::HeadNotBelowPelvis {
+                    head: root,
+                    pelvis: r.pelvis,
+                },
+            ),
+            (
+                r.pelvis,
+                Some((r.pelvis, 0.1)),
+                TiltError::HeadNotBelowPelvis {
+                    head: r.pelvis,
+                    pelvis: r.pelvis,
+                },
+            ),
+        ];
+        for (pelvis, head, error) in cases {
+            let mut pose = r.pose.clone();
+            assert_eq!(
+                apply_pelvis_tilt(skeleton, pelvis, head, tilt, &r.model, &mut pose),
+                Err(error)
+            );
+            assert_eq!(pose, r.pose);
+        }
+        let mut short = Pose::new(3);
+        assert!(matches!(
+            apply_pelvis_tilt(skeleton, r.pelvis, None, tilt, &r.model, &mut short),
+            Err(TiltError::JointCount { .. })
+        ));
+        // A NaN in the pose is refused, not spread.
+        let mut broken = r.pose.clone();
+        broken.local_mut()[r.head].rotation = Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0);
+        let copy = broken.clone();
+        assert_eq!(
+            apply_pelvis_tilt(
+                skeleton,
+                r.pelvis,
+                Some((r.head, 0.1)),
+                tilt,
+                &r.model,
+                &mut broken
+            ),
+            Err(TiltError::NonFinite { joint: r.head })
+        );
+        assert_eq!(format!("{broken:?}"), format!("{copy:?}"));
+        // A non-finite tilt acts as none; NaN keep fraction as 0.
+        let mut pose = r.pose.clone();
+        apply_pelvis_tilt(
+            skeleton,
+            r.pelvis,
+            Some((r.head, f32::NAN)),
+            Quat::from_xyzw(f32::NAN, 0.0, 0.0, 1.0),
+            &r.model,
+            &mut pose,
+        )
+        .unwrap();
+        for (a, b) in pose.local().iter().zip(r.pose.local()) {
+            assert!(a.rotation.angle_between(b.rotation) < 1e-5);
+        }
+    }
+}
