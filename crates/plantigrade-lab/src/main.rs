@@ -36,6 +36,9 @@ struct Cli {
     /// Foot IK mode of the scenarios: none, classic, predictive or all (side by side).
     #[arg(long, global = true, default_value = "all", value_name = "MODE")]
     mode: String,
+    /// Pelvis tilt in the scenarios: on, off, or both (side by side).
+    #[arg(long, global = true, default_value = "on", value_name = "on|off|both")]
+    tilt: String,
     /// Write one CSV per scenario and mode (a row per tick) into this directory.
     #[arg(long, global = true, value_name = "DIR")]
     trace: Option<PathBuf>,
@@ -50,8 +53,16 @@ impl Cli {
                 anyhow::anyhow!("--mode must be none, classic, predictive or all, got '{name}'")
             })?],
         };
+        use scenarios::TiltMode;
+        let tilts = match self.tilt.as_str() {
+            "on" => vec![TiltMode::On],
+            "off" => vec![TiltMode::Off],
+            "both" => vec![TiltMode::On, TiltMode::Off],
+            other => anyhow::bail!("--tilt must be on, off or both, got '{other}'"),
+        };
         Ok(scenarios::RunOptions {
             modes,
+            tilts,
             trace_dir: self.trace.clone(),
         })
     }

@@ -14,8 +14,6 @@
 //!   `None` where documented). Such ticks are counted in `nan_count`.
 //! - `hz` must be finite and > 0; otherwise the metrics are all 0 except the counts.
 //! - Internally everything is accumulated in `f64` so third differences keep their digits.
-// The integrator wires this module into the scenario loop; until then only the tests use it.
-#![allow(dead_code)]
 
 use std::fmt::Write as _;
 use std::io::Write as _;

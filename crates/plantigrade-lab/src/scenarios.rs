@@ -15,7 +15,7 @@ use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 
-use crate::quality::{self, FootQuality, FootSample, TickSample};
+use crate::quality::{self, FootQuality, FootSample, TickSample, TiltQuality};
 use crate::report::Check;
 
 /// How hard the stick is pushed for each gait (walk magnitude ≤ 0.5, run above).
@@ -184,6 +184,8 @@ pub struct ScenarioResult {
     pub name: String,
     /// Foot IK mode: `none`, `classic` or `predictive`.
     pub mode: String,
+    /// Pelvis tilt: `on`, `off`, or `raw` (on, unfiltered; for the pebble check).
+    pub tilt: String,
     pub hz: f32,
     pub metrics: Metrics,
     pub checks: Vec<Check>,
@@ -212,6 +214,9 @@ pub struct Metrics {
     /// Foot quality against the analytic ground (SPEC QUAL-1..5, QUAL-7).
     #[serde(flatten)]
     pub foot: FootQuality,
+    /// Pelvis tilt tracking and smoothness (SPEC QUAL-5, QUAL-6).
+    #[serde(flatten)]
+    pub tilt: TiltQuality,
 }
 
 /// Figures of the path along a section, sampled from the analytic course.
@@ -352,12 +357,14 @@ pub fn run_scenario(
     graph: &Arc<GraphAsset>,
     hz: f32,
     mode: FootIkMode,
+    tilt: TiltMode,
 ) -> anyhow::Result<(ScenarioResult, Trace)> {
     let path = path_for(course, scenario)?;
     let config = CharacterConfig::default();
     let facing = path.direction.x.atan2(path.direction.z);
     let mut character = Character::new(config.clone(), graph.clone(), path.spawn, facing)?;
     character.set_foot_ik_mode(mode);
+    tilt.configure(character.tilt_config_mut());
     let sampler = Sampler::new(&character, graph);
     let dt = 1.0 / hz;
     let travel = path.end_s - path.start_s;
@@ -405,16 +412,17 @@ pub fn run_scenario(
         match scenario.kind {
             // Predictive IK sees the gap coming (IK-10) and jumps on it; the other modes
             // have no look-ahead, so the script jumps at a fixed distance from the edge.
-            GapJump if mode == FootIkMode::Predictive => {
-                if !jumped && character.no_support_ahead() {
-                    intent.jump = true;
-                    jumped = true;
-                    metrics.extra.push((
-                        "jump_distance_to_edge_m".into(),
-                        edge.unwrap_or(0.0) - progress,
-                    ));
-                }
+            GapJump
+                if mode == FootIkMode::Predictive && !jumped && character.no_support_ahead() =>
+            {
+                intent.jump = true;
+                jumped = true;
+                metrics.extra.push((
+                    "jump_distance_to_edge_m".into(),
+                    edge.unwrap_or(0.0) - progress,
+                ));
             }
+            GapJump if mode == FootIkMode::Predictive => {}
             GapJump => {
                 if let Some(edge) = edge {
                     if !jumped && progress >= edge - 0.45 {
@@ -530,10 +538,12 @@ pub fn run_scenario(
         },
     );
     metrics.foot = quality::foot_quality(&trace.samples, hz);
+    metrics.tilt = quality::tilt_quality(&trace.samples, hz, quality::DEFAULT_SETTLE_S);
     metrics.nan_count = metrics.nan_count.max(metrics.foot.nan_count as usize);
     let result = ScenarioResult {
         name: scenario.name.to_string(),
         mode: mode.name().into(),
+        tilt: tilt.name().into(),
         hz,
         metrics,
         checks,
@@ -557,10 +567,66 @@ pub struct Trace {
     pub samples: Vec<TickSample>,
 }
 
+/// The true slope under `root` along and across the facing (rad), from the analytic
+/// course: the plane normal on ramps and cross-slopes, and on stairs the flight's slope
+/// (heights two treads ahead and behind: a window of whole treads sees the nosing line,
+/// not the risers). `None` where the ground is not a plane (bumps) or off the course.
+fn ground_truth(course: &Course, root: Vec3, yaw: f32) -> (Option<f32>, Option<f32>) {
+    let forward = Vec3::new(yaw.sin(), 0.0, yaw.cos());
+    let left = Vec3::new(forward.z, 0.0, -forward.x);
+    let at = |p: Vec3| course.ground_height(p.x, p.z);
+    let window = 0.56;
+    let (Some(ahead), Some(behind), Some(here)) = (
+        at(root + forward * window),
+        at(root - forward * window),
+        at(root),
+    ) else {
+        return (None, None);
+    };
+    let (Some(l), Some(r)) = (at(root + left * 0.3), at(root - left * 0.3)) else {
+        return (None, None);
+    };
+    let Some(normal) = course.ground_normal(root.x, root.z) else {
+        return (None, None);
+    };
+    let planar = |h: f32, d: Vec3, dist: f32| {
+        // Heights the plane through `here` with `normal` predicts `dist` along `d`.
+        here - (normal.x * d.x + normal.z * d.z) * dist / normal.y - h
+    };
+    let is_plane = [
+        planar(ahead, forward, window),
+        planar(behind, -forward, window),
+        planar(l, left, 0.3),
+        planar(r, -left, 0.3),
+    ]
+    .iter()
+    .all(|e| e.abs() < 0.005);
+    if is_plane {
+        let tilt = plantigrade::tilt::decompose_ground_normal(
+            normal,
+            yaw,
+            &plantigrade::tilt::TiltLimits::default(),
+        );
+        return (
+            Some(tilt.unclamped_pitch_rad),
+            Some(tilt.unclamped_roll_rad),
+        );
+    }
+    // Stairs: level across, a constant rise along.
+    if (l - r).abs() < 0.005 && normal.y > 0.999 && (ahead - behind).abs() > 0.1 {
+        return (Some(((ahead - behind) / (2.0 * window)).atan()), Some(0.0));
+    }
+    (None, None)
+}
+
+/// Thigh, calf and foot joints, heel and ball sockets (foot-local) of one leg.
+type SampledLeg = (usize, usize, usize, Vec3, Vec3);
+
 /// Reads the feet, pelvis and IK report of a character into a [`TickSample`].
 struct Sampler {
     pelvis: Option<usize>,
-    legs: Option<[(usize, usize, usize, Vec3, Vec3); 2]>,
+    head: Option<usize>,
+    legs: Option<[SampledLeg; 2]>,
     contact_curves: [Option<usize>; 2],
 }
 
@@ -582,6 +648,7 @@ impl Sampler {
         let _ = character;
         Sampler {
             pelvis: map.pelvis,
+            head: map.head,
             legs: match legs {
                 [Some(l), Some(r)] => Some([l, r]),
                 _ => None,
@@ -614,6 +681,21 @@ impl Sampler {
             sample.pelvis_rotation_world = facing * rotation;
         } else {
             sample.pelvis_rotation_world = Quat::IDENTITY;
+        }
+        if let Some(t) = c.tilt_output() {
+            sample.tilt_pitch_rad = t.pitch_rad;
+            sample.tilt_roll_rad = t.roll_rad;
+        }
+        let (pitch, roll) = ground_truth(course, c.feet_world(), c.facing_yaw_rad());
+        sample.ground_pitch_rad = pitch;
+        sample.ground_roll_rad = roll;
+        // What the procedural pass did to the head's pitch (the animation's is 0 here).
+        if let Some(head) = self.head {
+            let (_, now, _) = model.joints_model()[head].to_scale_rotation_translation();
+            let delta = now * c.head_rotation_anim_model().inverse();
+            let forward = delta * Vec3::Z;
+            sample.head_pitch_world_rad = forward.y.atan2(forward.x.hypot(forward.z));
+            sample.head_pitch_anim_rad = 0.0;
         }
         let Some(legs) = self.legs else {
             return sample;
@@ -944,21 +1026,177 @@ pub fn run_all(
             .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
     }
     for scenario in chosen {
-        for &mode in &options.modes {
-            progress.set_message(format!("{} ({})", scenario.name, mode.name()));
-            let (result, trace) = run_scenario(scenario, course, &world, graph, hz, mode)?;
-            if let Some(dir) = &options.trace_dir {
-                let file = dir.join(format!("{}_{}.csv", scenario.name, mode.name()));
-                quality::write_trace_csv(&file, &trace.samples)
-                    .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+        for &tilt in &options.tilts {
+            for &mode in &options.modes {
+                progress.set_message(format!(
+                    "{} ({}, tilt {})",
+                    scenario.name,
+                    mode.name(),
+                    tilt.name()
+                ));
+                let (result, trace) =
+                    run_scenario(scenario, course, &world, graph, hz, mode, tilt)?;
+                if let Some(dir) = &options.trace_dir {
+                    let suffix = if tilt == TiltMode::On {
+                        String::new()
+                    } else {
+                        format!("_tilt_{}", tilt.name())
+                    };
+                    let file = dir.join(format!("{}_{}{suffix}.csv", scenario.name, mode.name()));
+                    quality::write_trace_csv(&file, &trace.samples)
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+                }
+                results.push(result);
+                progress.inc(1);
             }
-            results.push(result);
-            progress.inc(1);
         }
     }
     progress.finish_and_clear();
     add_foot_checks(&mut results);
+    if options.tilts.contains(&TiltMode::On) && options.modes.contains(&FootIkMode::Predictive) {
+        add_tilt_checks(&mut results, course, &world, graph, hz)?;
+    }
     Ok(results)
+}
+
+/// Issue 6 targets (SPEC TILT, QUAL-5/6), on tilt on + predictive IK: tilt error on the
+/// 10–30° ramps and the cross-slope, head compensation, the pebble field against the raw
+/// normal, the beam's roll, the stairs' flight pitch.
+fn add_tilt_checks(
+    results: &mut [ScenarioResult],
+    course: &Course,
+    world: &RapierWorld,
+    graph: &Arc<GraphAsset>,
+    hz: f32,
+) -> anyhow::Result<()> {
+    let flat_angvel = results
+        .iter()
+        .find(|r| r.name == "flat_walk" && r.mode == "predictive" && r.tilt == "on")
+        .map(|r| r.metrics.tilt.tilt_angvel_rms_deg_s);
+    for r in results.iter_mut() {
+        if r.mode != "predictive" || r.tilt != "on" {
+            continue;
+        }
+        let t = r.metrics.tilt;
+        let mut checks = Vec::new();
+        let slope = ["ramp_10", "ramp_20", "ramp_30", "cross_slope_20"]
+            .iter()
+            .any(|p| r.name.starts_with(p));
+        if slope {
+            let err = t.tilt_pitch_error_deg.max(t.tilt_roll_error_deg);
+            checks.push(Check::new(
+                "tilt_error",
+                t.settled_ticks > 0 && err <= 2.0,
+                format!(
+                    "pitch {:.2}°, roll {:.2}° mean error after settling ({} ticks; ≤ 2°)",
+                    t.tilt_pitch_error_deg, t.tilt_roll_error_deg, t.settled_ticks
+                ),
+            ));
+            if !r.name.starts_with("cross_slope") {
+                let ratio = t.head_pitch_dev_ratio.unwrap_or(f32::INFINITY);
+                checks.push(Check::new(
+                    "tilt_head_compensation",
+                    ratio <= 0.10 + 0.005,
+                    format!(
+                        "head keeps {:.1} % of the pelvis pitch (≤ 10 %)",
+                        ratio * 100.0
+                    ),
+                ));
+            }
+        }
+        if r.name.starts_with("stairs_") {
+            checks.push(Check::new(
+                "tilt_stairs_flight",
+                t.settled_ticks > 0 && t.tilt_pitch_error_deg <= 3.0,
+                format!(
+                    "pitch {:.2}° from the flight's slope, peak-to-peak {:.2}° ({} ticks; ≤ 3°)",
+                    t.tilt_pitch_error_deg, t.tilt_pitch_p2p_deg, t.settled_ticks
+                ),
+            ));
+        }
+        if r.name == "beam_walk" {
+            let flat = flat_angvel.unwrap_or(0.0);
+            checks.push(Check::new(
+                "tilt_beam_no_roll",
+                t.tilt_roll_error_max_deg <= 0.5 || t.settled_ticks == 0,
+                format!("largest roll error {:.2}°", t.tilt_roll_error_max_deg),
+            ));
+            checks.push(Check::new(
+                "tilt_beam_calm",
+                t.tilt_angvel_rms_deg_s <= flat + 5.0,
+                format!(
+                    "tilt angular velocity RMS {:.2}°/s (flat {:.2} + 5)",
+                    t.tilt_angvel_rms_deg_s, flat
+                ),
+            ));
+        }
+        if r.name.starts_with("pebbles") {
+            let scenario = SCENARIOS.iter().find(|s| s.name == r.name);
+            if let Some(scenario) = scenario {
+                let (raw, _) = run_scenario(
+                    scenario,
+                    course,
+                    world,
+                    graph,
+                    hz,
+                    FootIkMode::Predictive,
+                    TiltMode::Raw,
+                )?;
+                let raw = raw.metrics.tilt.tilt_angvel_rms_deg_s;
+                checks.push(Check::new(
+                    "tilt_pebbles_filtered",
+                    raw >= 3.0 * t.tilt_angvel_rms_deg_s,
+                    format!(
+                        "tilt angular velocity RMS {:.1}°/s filtered vs {:.1}°/s raw ({:.1}×; ≥ 3×)",
+                        t.tilt_angvel_rms_deg_s,
+                        raw,
+                        raw / t.tilt_angvel_rms_deg_s.max(1e-6)
+                    ),
+                ));
+            }
+        }
+        r.checks.extend(checks);
+    }
+    Ok(())
+}
+
+/// Pelvis tilt in a run: on (the default), off, or on with every filter open (the raw
+/// normal, to show what filtering buys on rough ground).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TiltMode {
+    On,
+    Off,
+    Raw,
+}
+
+impl TiltMode {
+    pub fn name(self) -> &'static str {
+        match self {
+            TiltMode::On => "on",
+            TiltMode::Off => "off",
+            TiltMode::Raw => "raw",
+        }
+    }
+
+    fn configure(self, config: &mut plantigrade::tilt::TiltConfig) {
+        use plantigrade::tilt::{TiltDamping, TiltFilterConfig};
+        match self {
+            TiltMode::On => config.enabled = true,
+            TiltMode::Off => config.enabled = false,
+            TiltMode::Raw => {
+                let raw = TiltFilterConfig {
+                    normal_k_per_s: f32::INFINITY,
+                    max_target_rate_rad_per_s: f32::INFINITY,
+                    damping: TiltDamping::Exponential {
+                        k_per_s: f32::INFINITY,
+                    },
+                };
+                config.enabled = true;
+                config.filter = raw;
+                config.stairs_filter = raw;
+            }
+        }
+    }
 }
 
 /// What `run_all` runs besides the scenario list.
@@ -966,6 +1204,8 @@ pub fn run_all(
 pub struct RunOptions {
     /// Foot IK modes to run every scenario in (side by side in the table).
     pub modes: Vec<FootIkMode>,
+    /// Pelvis tilt settings to run every scenario with.
+    pub tilts: Vec<TiltMode>,
     /// Write one CSV per scenario and mode here.
     pub trace_dir: Option<std::path::PathBuf>,
 }
@@ -974,6 +1214,7 @@ impl Default for RunOptions {
     fn default() -> Self {
         Self {
             modes: FootIkMode::ALL.to_vec(),
+            tilts: vec![TiltMode::On],
             trace_dir: None,
         }
     }
@@ -1002,11 +1243,11 @@ fn foot_gated(name: &str) -> bool {
 fn add_foot_checks(results: &mut [ScenarioResult]) {
     let classic: Vec<(String, FootQuality)> = results
         .iter()
-        .filter(|r| r.mode == FootIkMode::Classic.name())
+        .filter(|r| r.mode == FootIkMode::Classic.name() && r.tilt == "on")
         .map(|r| (r.name.clone(), r.metrics.foot))
         .collect();
     for r in results.iter_mut() {
-        if r.mode != FootIkMode::Predictive.name() || !foot_gated(&r.name) {
+        if r.mode != FootIkMode::Predictive.name() || r.tilt != "on" || !foot_gated(&r.name) {
             continue;
         }
         let f = r.metrics.foot;
@@ -1291,6 +1532,7 @@ mod tests {
             &graph(),
             60.0,
             FootIkMode::Predictive,
+            TiltMode::On,
         )
         .unwrap();
         assert!(
@@ -1337,6 +1579,7 @@ mod tests {
                 &graph,
                 60.0,
                 FootIkMode::Predictive,
+                TiltMode::On,
             )
             .unwrap();
             let foot = result.metrics.foot;

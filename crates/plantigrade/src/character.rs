@@ -28,6 +28,7 @@ use crate::motion::{
     MovementOutput,
 };
 use crate::pose::{local_to_model, ModelPose, Pose, PoseError};
+use crate::tilt::{NormalSourceChoice, PelvisTilt, TiltConfig, TiltInput, TiltOutput};
 use crate::world::{BodyId, Layers, MoveResult, QueryFilter, World};
 
 /// Why a character could not be made or ticked.
@@ -43,6 +44,8 @@ pub enum CharacterError {
     Pose(#[from] PoseError),
     #[error(transparent)]
     FootIk(#[from] FootIkError),
+    #[error("pelvis tilt: {0}")]
+    Tilt(String),
 }
 
 /// When the foot probes run (SPEC IK-13).
@@ -89,6 +92,14 @@ pub struct Character {
     look_target_world: Option<Vec3>,
     /// Debug draw commands of the last tick (IK-12), when enabled.
     debug: DebugDraw,
+    /// Slope-aware pelvis (TILT), its normal source and last output.
+    tilt: PelvisTilt,
+    tilt_source: NormalSourceChoice,
+    tilt_output: Option<TiltOutput>,
+    pelvis: Option<usize>,
+    head: Option<usize>,
+    /// The head's model rotation as animated, before tilt, foot IK and look-at.
+    head_rotation_anim_model: Quat,
 }
 
 impl Character {
@@ -132,6 +143,12 @@ impl Character {
             look_at_chain,
             look_target_world: None,
             debug: DebugDraw::new(false),
+            tilt: PelvisTilt::new(TiltConfig::default()),
+            tilt_source: NormalSourceChoice::Ground,
+            tilt_output: None,
+            pelvis: bones.pelvis,
+            head: bones.head,
+            head_rotation_anim_model: Quat::IDENTITY,
             output: MovementOutput {
                 vars: LocomotionVars::default(),
                 landing: None,
@@ -195,15 +212,63 @@ impl Character {
         }
         self.last_move = result;
 
-        // Animation.
-        self.params
-            .write(&self.output.vars, self.graph.params_mut());
+        // Animation. TILT-7: on a slope the gait plays at the speed the slope implies (the
+        // last tick's scale; 1 on flat ground, in the air or with tilt off).
+        let slope_scale = self
+            .tilt_output
+            .as_ref()
+            .filter(|t| t.enabled)
+            .map_or(1.0, |t| t.slope_speed_scale);
+        let mut vars = self.output.vars;
+        vars.speed *= slope_scale;
+        self.params.write(&vars, self.graph.params_mut());
         self.graph.tick(dt_s, &mut self.pose)?;
         self.pending_root_motion = self.graph.root_motion();
         let skeleton = self.graph.asset().skeleton();
         local_to_model(skeleton, &self.pose, &mut self.model)?;
 
         self.debug.clear();
+
+        if let Some(head) = self.head {
+            let (_, rotation, _) = self.model.joints_model()[head].to_scale_rotation_translation();
+            self.head_rotation_anim_model = rotation;
+        }
+
+        // The feet as animated, before tilt moves them (foot IK keeps their lift).
+        if let Ok(foot_ik) = &self.foot_ik {
+            self.animated_feet = foot_ik.rig().animated_feet(&self.model);
+        }
+
+        // Slope-aware pelvis (TILT-1..6): a rotation of the pelvis, before foot IK so the
+        // feet still land.
+        if let Some(pelvis) = self.pelvis {
+            let facing = self.facing_world();
+            let feet_world = self
+                .animated_feet
+                .map(|f| self.feet_world + facing * f.ankle_model);
+            let input = TiltInput {
+                world,
+                filter: QueryFilter {
+                    layers: Layers::GROUND,
+                    exclude: self.body,
+                },
+                root_world: self.feet_world,
+                facing_yaw_rad: self.movement.facing_yaw_rad(),
+                pelvis_model: self.model.position_model(pelvis),
+                feet_world,
+                grounded: self.output.vars.is_grounded,
+                aiming: self.output.vars.aiming,
+                dt_s,
+            };
+            let output = self.tilt.update(&input, &self.tilt_source);
+            if output.enabled {
+                self.tilt
+                    .apply(skeleton, pelvis, self.head, &self.model, &mut self.pose)
+                    .map_err(|e| CharacterError::Tilt(e.to_string()))?;
+                local_to_model(skeleton, &self.pose, &mut self.model)?;
+            }
+            self.tilt_output = Some(output);
+        }
 
         // LOD (IK-11): the viewer's distance picks the tier; the weight fades, never pops.
         let (lod_weight, probe_feet) = match self.viewer_world {
@@ -220,7 +285,6 @@ impl Character {
 
         // Foot IK.
         if let Ok(foot_ik) = &mut self.foot_ik {
-            self.animated_feet = foot_ik.rig().animated_feet(&self.model);
             let input = FootIkInput {
                 root_world: self.feet_world,
                 facing_yaw_rad: self.movement.facing_yaw_rad(),
@@ -287,6 +351,29 @@ impl Character {
             }
         }
         Ok(())
+    }
+
+    /// What the pelvis tilt did in the last tick (`None` on a rig without a pelvis).
+    pub fn tilt_output(&self) -> Option<&TiltOutput> {
+        self.tilt_output.as_ref()
+    }
+
+    /// The head's model rotation as the animation had it this tick (before the procedural
+    /// pass), to measure what tilt and look-at did to it.
+    pub fn head_rotation_anim_model(&self) -> Quat {
+        self.head_rotation_anim_model
+    }
+
+    /// Pelvis tilt settings (on/off, limits, filters, head compensation, slope speed).
+    pub fn tilt_config_mut(&mut self) -> &mut TiltConfig {
+        &mut self.tilt.config
+    }
+
+    /// Where the tilt's ground normal comes from (TILT-9): the ground rays, or a fixed up
+    /// vector (a mount or vehicle). Hosts with their own source call
+    /// [`PelvisTilt::update`] themselves.
+    pub fn set_tilt_source(&mut self, source: NormalSourceChoice) {
+        self.tilt_source = source;
     }
 
     /// Where the viewer (camera) is, for LOD tiers (IK-11); `None` = always full detail.

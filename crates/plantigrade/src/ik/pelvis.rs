@@ -49,7 +49,11 @@ pub fn required_drop_m(
     leg_length_m: f32,
     max_extension: f32,
 ) -> f32 {
-    if !hip_world.is_finite() || !target_world.is_finite() || !(leg_length_m > 0.0) {
+    if !hip_world.is_finite()
+        || !target_world.is_finite()
+        || leg_length_m.is_nan()
+        || leg_length_m <= 0.0
+    {
         return 0.0;
     }
     let reach = leg_length_m * max_extension.clamp(0.5, 1.0);

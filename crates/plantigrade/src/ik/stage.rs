@@ -606,7 +606,7 @@ fn lerp(a: f32, b: f32, t: f32) -> f32 {
 
 /// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
 fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
-    if !(time_s > 0.0) {
+    if time_s.is_nan() || time_s <= 0.0 {
         return target;
     }
     let step = dt_s / time_s;
