@@ -799,6 +799,48 @@ mod tests {
     }
 
     #[test]
+    fn the_stage_on_a_ridge_keeps_the_centre_pitch_and_no_roll() {
+        use crate::tilt::{NormalSourceChoice, PelvisTilt, TiltInput};
+        // The crest at x = 0.02 with 25° sides, rising 10° ahead; the centre ray lands on
+        // the -X side, whose normal alone would ask for 25° of roll.
+        let (side, ahead) = (25f32.to_radians().tan(), 10f32.to_radians().tan());
+        let world = FieldWorld {
+            field: move |x: f32, z: f32| {
+                let dx = x - 0.02;
+                (
+                    1.0 - dx.abs() * side + z * ahead,
+                    -side * dx.signum(),
+                    ahead,
+                )
+            },
+        };
+        let root = Vec3::new(0.0, 1.0 - 0.02 * side, 0.0);
+        let input = TiltInput {
+            world: &world,
+            filter: QueryFilter::GROUND,
+            root_world: root,
+            facing_yaw_rad: 0.0,
+            pelvis_model: Vec3::new(0.0, PELVIS_HEIGHT_M, 0.0),
+            feet_world: [Vec3::new(0.12, 0.0, 0.2), Vec3::new(-0.12, 0.0, -0.2)],
+            grounded: true,
+            aiming: false,
+            dt_s: 1.0 / 60.0,
+        };
+        let mut stage = PelvisTilt::default();
+        for _ in 0..120 {
+            let out = stage.update(&input, &NormalSourceChoice::Ground);
+            assert_eq!(out.frame.case, FrameCase::NarrowEdge);
+            assert_eq!((out.target_roll_rad, out.roll_rad), (0.0, 0.0));
+        }
+        let out = stage.update(&input, &NormalSourceChoice::Ground);
+        assert!(
+            (out.pitch_rad - 10f32.to_radians()).abs() < 1e-3,
+            "{}",
+            out.pitch_rad
+        );
+    }
+
+    #[test]
     fn stairs_fit_the_line_through_the_nosings() {
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);

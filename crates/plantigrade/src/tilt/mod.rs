@@ -1,4 +1,4 @@
-//! Slope tilt of the pelvis (SPEC §5, TILT): the pure-math core.
+//! Slope tilt of the pelvis (SPEC §5, TILT): the pure-math core and the stage around it.
 //!
 //! - [`decompose`]: a ground normal (**world** space) and the character's facing (world
 //!   yaw) → clamped pelvis pitch and roll in the character's **model** frame, and the tilt

@@ -360,3 +360,71 @@ fn pebbles_filtering_cuts_the_angular_speed() {
         assert!(filtered.iter().all(|t| t.case != FrameCase::Stairs));
     }
 }
+
+#[test]
+fn beam_walk_with_a_foot_over_the_side_drops_roll() {
+    // The beam is 0.25 m wide and 0.5 m up for z 3–9. Walk it after settling on the
+    // cross-slope (roll +20°), with the feet swinging ±0.3 m and stepping 0.18 m to the
+    // sides, so one foot at a time is over the drop.
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let mut stage = PelvisTilt::default();
+    let cross = course.section("cross_slope_20deg").unwrap();
+    let mut root = cross.spawn_world + Vec3::Z * 5.0;
+    root.y = course.ground_height(root.x, root.z).unwrap();
+    let mut input = TiltInput {
+        world: &world,
+        filter: QueryFilter::GROUND,
+        root_world: root,
+        facing_yaw_rad: 0.0,
+        pelvis_model: PELVIS_MODEL,
+        feet_world: [
+            root + Vec3::new(0.1, 0.0, 0.2),
+            root - Vec3::new(0.1, 0.0, 0.2),
+        ],
+        grounded: true,
+        aiming: false,
+        dt_s: 1.0 / 60.0,
+    };
+    for _ in 0..120 {
+        stage.update(&input, &NormalSourceChoice::Ground);
+    }
+    assert!((stage.filter_state().roll_rad - 20f32.to_radians()).abs() < 1e-3);
+
+    let beam_x = course.section("beam").unwrap().spawn_world.x;
+    let mut narrow_edge_ticks = 0;
+    let mut previous_roll = stage.filter_state().roll_rad;
+    for k in 0..240 {
+        let s_m = 1.5 * k as f32 / 60.0;
+        let root = Vec3::new(beam_x, 0.5, 3.5 + s_m);
+        let swing = 0.3 * (std::f32::consts::TAU * s_m / STRIDE_M).sin();
+        let side = if swing > 0.0 {
+            [0.05, -0.18]
+        } else {
+            [0.18, -0.05]
+        };
+        input.root_world = root;
+        input.feet_world = [
+            root + Vec3::new(side[0], 0.0, swing),
+            root + Vec3::new(side[1], 0.0, -swing),
+        ];
+        let out = stage.update(&input, &NormalSourceChoice::Ground);
+        assert!(!out.airborne);
+        if out.frame.case == FrameCase::NarrowEdge {
+            narrow_edge_ticks += 1;
+            assert!(out.frame.roll_dropped);
+            assert_eq!(out.target_roll_rad, 0.0);
+        } else {
+            // Both feet on the beam: the low-passed normal is up by now.
+            assert_eq!(out.frame.case, FrameCase::Plane);
+            assert!(out.target_roll_rad.abs() < 1e-3, "{}", out.target_roll_rad);
+        }
+        // Roll returns from 20° to 0 smoothly, never past it.
+        assert!(out.roll_rad <= previous_roll + 1e-6 && out.roll_rad >= -1e-6);
+        assert!(previous_roll - out.roll_rad <= std::f32::consts::FRAC_PI_2 / 60.0 + 1e-5);
+        previous_roll = out.roll_rad;
+    }
+    println!("beam: {narrow_edge_ticks} of 240 ticks narrow edge, final roll {previous_roll}");
+    assert!(narrow_edge_ticks > 200);
+    assert!(previous_roll.abs() < 1e-3);
+}
