@@ -15,8 +15,9 @@
 //! - [`ik`]: the procedural pass: predictive foot IK (probes, support planes, foot lock,
 //!   pelvis drop, two-bone legs) and look-at (SPEC IK); [`lod`] picks its detail by distance
 //!   and [`debug`] records what it did as backend-neutral draw commands.
-//! - [`tilt`]: the slope-aware pelvis's maths; so far ground-normal decomposition into
-//!   pitch and roll with clamps, and frame-rate independent filters (SPEC TILT-2, TILT-4).
+//! - [`tilt`]: the slope-aware pelvis: ground frame (three rays, narrow edges, a stairs
+//!   profile), pluggable normal sources, filters, pitch/roll applied to the pelvis with head
+//!   compensation, slope speed (SPEC TILT).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.

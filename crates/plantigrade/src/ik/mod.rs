@@ -3,8 +3,11 @@
 //! positions from the animated pose plus a target, outputs are rotation corrections the
 //! caller applies to its own pose buffers.
 //!
+//! - [`foot`]: predictive probes and the support plane (IK-1..4); [`lock`]: foot lock
+//!   (IK-9); [`pelvis`]: the predictive pelvis drop (IK-7); [`stage`]: the foot IK stage that
+//!   runs them in order with the gait phase and smoothing (IK-5, IK-6).
 //! - [`two_bone`]: hip–knee–ankle two-bone IK with a pole vector, soften and reach clamping
-//!   (IK-8).
+//!   (IK-8); [`look_at`]: head and spine toward a target (IK-14).
 
 pub mod foot;
 pub mod lock;
