@@ -212,16 +212,22 @@ impl Character {
         }
         self.last_move = result;
 
-        // Animation. TILT-7: on a slope the gait plays at the speed the slope implies (the
-        // last tick's scale; 1 on flat ground, in the air or with tilt off).
+        // Animation. TILT-7 as stride warping: on a slope or a flight of stairs the gait
+        // plays faster by the slope scale (last tick's; 1 on flat ground and in the air) and
+        // foot IK shortens the stride by as much, so the feet keep the ground speed.
+        let stride_warp = self.foot_ik.is_ok()
+            && self
+                .foot_ik
+                .as_ref()
+                .is_ok_and(|f| f.config.mode != FootIkMode::None);
         let slope_scale = self
             .tilt_output
             .as_ref()
-            .filter(|t| t.enabled)
+            .filter(|_| stride_warp)
             .map_or(1.0, |t| t.slope_speed_scale);
-        let mut vars = self.output.vars;
-        vars.speed *= slope_scale;
-        self.params.write(&vars, self.graph.params_mut());
+        self.graph.set_playback_scale(slope_scale);
+        self.params
+            .write(&self.output.vars, self.graph.params_mut());
         self.graph.tick(dt_s, &mut self.pose)?;
         self.pending_root_motion = self.graph.root_motion();
         let skeleton = self.graph.asset().skeleton();
@@ -234,9 +240,30 @@ impl Character {
             self.head_rotation_anim_model = rotation;
         }
 
-        // The feet as animated, before tilt moves them (foot IK keeps their lift).
+        // The feet as animated, before tilt moves them (foot IK keeps their lift), with the
+        // stride shortened along the movement by the graph's playback scale.
         if let Ok(foot_ik) = &self.foot_ik {
             self.animated_feet = foot_ik.rig().animated_feet(&self.model);
+            let scale = self.graph.playback_scale();
+            if scale != 1.0 {
+                let v = self.output.actual_velocity_world;
+                let v_model = self.facing_world().inverse() * Vec3::new(v.x, 0.0, v.z);
+                if let Some(along) = v_model.try_normalize() {
+                    let hips = foot_ik
+                        .rig()
+                        .legs
+                        .map(|l| self.model.position_model(l.chain.thigh));
+                    for (foot, hip) in self.animated_feet.iter_mut().zip(hips) {
+                        // Shorten the foot's reach ahead of or behind its hip, moving the
+                        // foot as a whole (its heel-to-ball length stays).
+                        let reach = (foot.ankle_model - hip).dot(along);
+                        let shift = -along * (reach * (1.0 - 1.0 / scale));
+                        foot.ankle_model += shift;
+                        foot.heel_model += shift;
+                        foot.ball_model += shift;
+                    }
+                }
+            }
         }
 
         // Slope-aware pelvis (TILT-1..6): a rotation of the pelvis, before foot IK so the

@@ -112,6 +112,8 @@ pub struct GraphInstance {
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
     paused: bool,
+    /// Clock scale (see [`GraphInstance::set_playback_scale`]).
+    playback_scale: f32,
     started: bool,
 }
 
@@ -151,6 +153,7 @@ impl GraphInstance {
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
             paused: false,
+            playback_scale: 1.0,
             started: false,
             asset,
         }
@@ -245,6 +248,22 @@ impl GraphInstance {
         self.paused
     }
 
+    /// Scales the graph's clock (1 = real time): every clip, blend, crossfade and event
+    /// runs this much faster. Foot IK's stride warping plays the gait faster and shortens
+    /// the stride by the same factor so ground speed is kept (SPEC TILT-7). Non-finite or
+    /// non-positive values reset it to 1; it is clamped to 0.25..4.
+    pub fn set_playback_scale(&mut self, scale: f32) {
+        self.playback_scale = if scale.is_finite() && scale > 0.0 {
+            scale.clamp(0.25, 4.0)
+        } else {
+            1.0
+        };
+    }
+
+    pub fn playback_scale(&self) -> f32 {
+        self.playback_scale
+    }
+
     /// Advances the graph by `dt_s` (non-finite or negative counts as 0) and writes the
     /// pose into `out` (one transform per skeleton joint).
     pub fn tick(&mut self, dt_s: f32, out: &mut Pose) -> Result<(), GraphError> {
@@ -257,7 +276,7 @@ impl GraphInstance {
             .into());
         }
         let dt_s = if dt_s.is_finite() && dt_s > 0.0 {
-            dt_s
+            dt_s * self.playback_scale
         } else {
             0.0
         };

@@ -25,7 +25,7 @@ impl Default for LockConfig {
         Self {
             enabled: true,
             contact_threshold: 0.5,
-            max_distance_m: 0.25,
+            max_distance_m: 0.45,
             max_twist_rad: 60f32.to_radians(),
             release_s: 0.15,
         }
@@ -57,6 +57,12 @@ pub struct FootLock {
 impl FootLock {
     pub fn is_locked(&self) -> bool {
         self.locked.is_some()
+    }
+
+    /// While gliding back to the animation after a release: the fraction of the glide
+    /// done (0 → 1).
+    pub fn release_progress(&self) -> Option<f32> {
+        (self.release_left > 0.0).then_some(1.0 - self.release_left)
     }
 
     /// The locked point (world xz), while locked.
@@ -183,7 +189,9 @@ mod tests {
         let config = LockConfig::default();
         let mut lock = FootLock::default();
         lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
-        lock.update(&config, Vec2::new(0.3, 0.0), 1.0, true, 0.0, DT);
+        lock.update(&config, Vec2::new(0.4, 0.0), 1.0, true, 0.0, DT);
+        assert!(lock.is_locked(), "0.4 m is within the 0.45 m limit");
+        lock.update(&config, Vec2::new(0.5, 0.0), 1.0, true, 0.0, DT);
         assert_eq!(lock.last_release, Some(Release::TooFar));
 
         let mut lock = FootLock::default();

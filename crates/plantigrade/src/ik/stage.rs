@@ -48,6 +48,15 @@ pub struct FootIkConfig {
     pub weight_ease_s: f32,
     /// Time to fade the IK out after every probe missed (IK-3) (s).
     pub miss_fade_s: f32,
+    /// Tread placement (IK-4): a foot about to land across a step edge is moved, along
+    /// its length, fully onto one tread (the nearer way), by at most this much (m). 0
+    /// turns it off.
+    pub max_placement_m: f32,
+    /// Clearance kept between the moved foot and the edge (m).
+    pub placement_margin_m: f32,
+    /// A lock released because the leg was over-stretched becomes a step: the foot lifts
+    /// this high (m) on its way back to the animation instead of sliding.
+    pub release_step_height_m: f32,
     /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
     pub foot_max_pitch_rad: f32,
     pub foot_max_roll_rad: f32,
@@ -69,6 +78,9 @@ impl Default for FootIkConfig {
             contact_ease_s: 0.08,
             weight_ease_s: 0.1,
             miss_fade_s: 0.25,
+            max_placement_m: 0.15,
+            placement_margin_m: 0.03,
+            release_step_height_m: 0.06,
             foot_max_pitch_rad: 45f32.to_radians(),
             foot_max_roll_rad: 25f32.to_radians(),
             soften: 0.99,
@@ -233,6 +245,10 @@ struct FootState {
     lock: FootLock,
     prev_ankle_world: Option<Vec3>,
     last_probe: FootProbeResult,
+    /// Tread placement: the wanted and the applied (smoothed) xz offset of the foot (m).
+    placement_world: Vec2,
+    placement_applied_world: Vec2,
+    planted: bool,
 }
 
 /// The foot IK stage of one character.
@@ -301,8 +317,10 @@ impl FootIk {
         std::array::from_fn(|i| {
             let foot = &animated[i];
             let swing = 1.0 - self.feet[i].contact.clamp(0.0, 1.0);
-            let mut heel_world = input.root_world + facing * foot.heel_model;
-            let mut ball_world = input.root_world + facing * foot.ball_model;
+            let placement = self.feet[i].placement_applied_world;
+            let placement = Vec3::new(placement.x, 0.0, placement.y);
+            let mut heel_world = input.root_world + facing * foot.heel_model + placement;
+            let mut ball_world = input.root_world + facing * foot.ball_model + placement;
             // A locked foot probes where it is held, not where the animation has it.
             if let Some(locked) = self.feet[i].lock.locked_xz() {
                 let shift = Vec3::new(locked.x - ball_world.x, 0.0, locked.y - ball_world.z);
@@ -419,6 +437,34 @@ impl FootIk {
                     }
                 }
             }
+            // Tread placement: a new swing starts from the animation; while swinging, a
+            // landing across an edge moves the foot onto one tread, the shorter way.
+            let planted_now = state.contact >= 0.5;
+            if state.planted && !planted_now {
+                state.placement_world = Vec2::ZERO;
+            }
+            state.planted = planted_now;
+            if !planted_now && config.max_placement_m > 0.0 && result.ran {
+                if let (Some(SupportSource::Edge), Some(f)) = (state.source, result.edge_fraction) {
+                    let along = result.toe_probe_xz - result.heel_probe_xz;
+                    let length = along.length();
+                    if let Some(dir) = along.try_normalize() {
+                        let edge = f * length;
+                        let forward = edge + config.placement_margin_m;
+                        let backward = -(length - edge + config.placement_margin_m);
+                        let shift = if forward.abs() <= backward.abs() {
+                            forward
+                        } else {
+                            backward
+                        };
+                        let wanted = state.placement_world + dir * shift;
+                        state.placement_world = wanted.clamp_length_max(config.max_placement_m);
+                    }
+                }
+            }
+            let placement_rate = 1.0 - (-config.swing_smoothing_per_s * dt_s).exp();
+            state.placement_applied_world +=
+                (state.placement_world - state.placement_applied_world) * placement_rate;
             out.feet[i] = FootReport {
                 contact: state.contact,
                 predicted_world: result.ran.then_some(result.predicted_world),
@@ -434,28 +480,7 @@ impl FootIk {
             let alpha = self.weight * state.support * input.lod_weight.clamp(0.0, 1.0);
             alphas[i] = alpha;
 
-            // IK-9: the planted foot holds its world xz. The ball is what stays put through
-            // a stance (the foot rolls over it at heel-off), so the lock pins the ball and
-            // the ankle keeps the animation's offset from it.
-            let anim_xz = Vec2::new(ankle_anim_world.x, ankle_anim_world.z);
-            let ball_anim_world = root + facing * anim.ball_model;
-            let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z);
-            let xz = if config.mode == FootIkMode::None {
-                state.lock.reset();
-                anim_xz
-            } else {
-                let pinned_ball_xz = state.lock.update(
-                    &config.lock,
-                    ball_xz,
-                    state.contact,
-                    input.grounded && alpha > 0.5,
-                    yaw,
-                    dt_s,
-                );
-                pinned_ball_xz + (anim_xz - ball_xz)
-            };
-            // IK-4: the foot turns to the plane (clamped), its lowest sole point sits on
-            // the plane at the height the animation lifts it above its own ground.
+            // IK-4: the foot turns to the plane (clamped).
             let limits = TiltLimits {
                 max_pitch_rad: config.foot_max_pitch_rad,
                 max_roll_rad: config.foot_max_roll_rad,
@@ -463,6 +488,30 @@ impl FootIk {
             };
             let tilt = decompose_ground_normal(plane.normal_world, yaw, &limits);
             let align = Quat::IDENTITY.slerp(tilt.rotation_model(), alpha);
+            // IK-9: the planted foot holds its world xz. The ball is what stays put through
+            // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
+            // lock pins it, and the ankle sits behind it by the aligned foot's offset.
+            let placement = state.placement_applied_world;
+            let ball_anim_world = root + facing * anim.ball_model;
+            let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z) + placement;
+            let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
+            let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
+            let anchored_ball_xz = if config.mode == FootIkMode::None {
+                state.lock.reset();
+                ball_xz
+            } else {
+                // Locks on the curve's own contact (not the eased one), so the foot is
+                // pinned on the tick it lands.
+                state.lock.update(
+                    &config.lock,
+                    ball_xz,
+                    raw_contact.max(state.contact),
+                    input.grounded && alpha > 0.5,
+                    yaw,
+                    dt_s,
+                )
+            };
+            let xz = anchored_ball_xz - ball_offset_xz;
             // Never below its own ground: a blend that sinks a sole must not sink it here.
             let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
             // A swinging foot also clears the ground it is above now (a step down ahead
@@ -481,6 +530,12 @@ impl FootIk {
                     ground = ground.max(here);
                 }
                 ankle_y = ankle_y.max(ground + lift_m - offset_world.y);
+            }
+            // An over-stretched lock lets go as a step: the foot lifts on its way back.
+            if let (Some(progress), Some(super::lock::Release::TooFar)) =
+                (state.lock.release_progress(), state.lock.last_release)
+            {
+                ankle_y += config.release_step_height_m * (std::f32::consts::PI * progress).sin();
             }
             let target = Vec3::new(xz.x, ankle_y, xz.y);
             let blended = ankle_anim_world.lerp(target, alpha);

@@ -29,6 +29,11 @@ pub struct SlopeSpeedConfig {
     pub min_scale: f32,
     /// Largest scale. Default 1.5.
     pub max_scale: f32,
+    /// Downhill shortens the steps too (the scale uses the slope's magnitude). Default
+    /// true: down a flight of stairs people take one tread per step like going up, and a
+    /// longer stride would span more risers and need more pelvis drop to reach. False gives
+    /// the signed reading above (longer, slower steps downhill).
+    pub downhill_shortens: bool,
 }
 
 impl Default for SlopeSpeedConfig {
@@ -38,6 +43,7 @@ impl Default for SlopeSpeedConfig {
             degrees_per_unit: 70.0,
             min_scale: 0.5,
             max_scale: 1.5,
+            downhill_shortens: true,
         }
     }
 }
@@ -63,6 +69,7 @@ impl SlopeSpeedConfig {
             degrees_per_unit,
             min_scale: a.min(b),
             max_scale: a.max(b),
+            downhill_shortens: self.downhill_shortens,
         }
     }
 }
@@ -75,7 +82,12 @@ pub fn slope_speed_scale(slope_angle_rad: f32, config: &SlopeSpeedConfig) -> f32
     if !config.enabled || !slope_angle_rad.is_finite() {
         return 1.0;
     }
-    (1.0 + slope_angle_rad.to_degrees() / config.degrees_per_unit)
+    let angle_rad = if config.downhill_shortens {
+        slope_angle_rad.abs()
+    } else {
+        slope_angle_rad
+    };
+    (1.0 + angle_rad.to_degrees() / config.degrees_per_unit)
         .clamp(config.min_scale, config.max_scale)
 }
 
@@ -122,16 +134,27 @@ mod tests {
         assert_eq!(slope_speed_scale(0.0, &config), 1.0);
         let up = slope_speed_scale(20f32.to_radians(), &config);
         assert!((up - (1.0 + 20.0 / 70.0)).abs() < 1e-5, "{up}");
+        // Downhill shortens the steps as much by default.
         let down = slope_speed_scale(-20f32.to_radians(), &config);
-        assert!((down - (1.0 - 20.0 / 70.0)).abs() < 1e-5, "{down}");
-        // Clamped at 1.5 and 0.5 (35° either way).
+        assert!((down - up).abs() < 1e-6, "{down}");
         assert_eq!(slope_speed_scale(60f32.to_radians(), &config), 1.5);
-        assert_eq!(slope_speed_scale(-60f32.to_radians(), &config), 0.5);
+        assert_eq!(slope_speed_scale(-60f32.to_radians(), &config), 1.5);
+        // The signed reading: slower downhill, clamped at 1.5 and 0.5 (35° either way).
+        let signed = SlopeSpeedConfig {
+            downhill_shortens: false,
+            ..config
+        };
+        let down = slope_speed_scale(-20f32.to_radians(), &signed);
+        assert!((down - (1.0 - 20.0 / 70.0)).abs() < 1e-5, "{down}");
+        assert_eq!(slope_speed_scale(-60f32.to_radians(), &signed), 0.5);
     }
 
     #[test]
     fn sign_follows_the_movement_direction() {
-        let config = SlopeSpeedConfig::default();
+        let config = SlopeSpeedConfig {
+            downhill_shortens: false,
+            ..SlopeSpeedConfig::default()
+        };
         let n = ramp_normal(10.0, Vec3::Z);
         let up = slope_speed_scale_for(n, Vec3::Z * 3.0, &config);
         let down = slope_speed_scale_for(n, -Vec3::Z, &config);
@@ -162,11 +185,13 @@ mod tests {
             degrees_per_unit: 0.0,
             min_scale: 2.0,
             max_scale: f32::NAN,
+            downhill_shortens: true,
         };
         // 0 → 70 °/unit; bounds become [1.5, 2.0].
         assert_eq!(slope_speed_scale(0.0, &weird), 1.5);
         let flipped = SlopeSpeedConfig {
             degrees_per_unit: -70.0,
+            downhill_shortens: false,
             ..config
         };
         assert!((slope_speed_scale(20f32.to_radians(), &flipped) - 0.714_285_7).abs() < 1e-5);

@@ -430,7 +430,7 @@ mod tests {
         let expected = pelvis_tilt_rotation_model(out.pitch_rad, out.roll_rad);
         assert!(out.pelvis_offset_model.angle_between(expected) < 1e-3);
         assert_eq!(stage.pelvis_offset_model(), out.pelvis_offset_model);
-        // Facing downhill: -20° and the slower gait.
+        // Facing downhill: -20°, and the same shorter steps (downhill_shortens).
         let mut stage = PelvisTilt::default();
         let out = run(
             &mut stage,
@@ -438,7 +438,7 @@ mod tests {
             120,
         );
         assert!((out.pitch_rad + 20f32.to_radians()).abs() < 1e-3);
-        assert!((out.slope_speed_scale - (1.0 - 20.0 / 70.0)).abs() < 1e-3);
+        assert!((out.slope_speed_scale - (1.0 + 20.0 / 70.0)).abs() < 1e-3);
     }
 
     /// Leaves a settled 20° tilt through `exit` and checks the return to the animation is
