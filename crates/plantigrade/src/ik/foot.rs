@@ -137,6 +137,8 @@ pub struct FootProbeResult {
     /// The heel and toe probe points (world xz) the hits belong to.
     pub heel_probe_xz: Vec2,
     pub toe_probe_xz: Vec2,
+    /// The look-ahead the hits were found at (m, world xz; after retries).
+    pub look_ahead_used_xz: Vec2,
     /// Rays cast, for the probe budget (IK-11) and the bench.
     pub rays_cast: u8,
 }
@@ -153,6 +155,7 @@ impl FootProbeResult {
         edge_fraction: None,
         heel_probe_xz: Vec2::ZERO,
         toe_probe_xz: Vec2::ZERO,
+        look_ahead_used_xz: Vec2::ZERO,
         rays_cast: 0,
     };
 
@@ -224,6 +227,7 @@ pub fn run_foot_probe(
         let (h, b) = (request.heel_world + shift, request.ball_world + shift);
         result.heel_probe_xz = Vec2::new(h.x, h.z);
         result.toe_probe_xz = Vec2::new(b.x, b.z);
+        result.look_ahead_used_xz = offset;
         if heel.is_some() || toe.is_some() {
             break;
         }
@@ -354,6 +358,23 @@ pub fn fit_support_plane(
         )),
         (None, None) => None,
     }
+}
+
+/// On an edge ([`SupportSource::Edge`]), the plane of the other, lower hit: the foot must
+/// stay above both surfaces, which at a concave crease (flat ground meeting a ramp) is not
+/// the same as above the higher one alone. `None` when the hits do not form an edge.
+pub fn other_surface(result: &FootProbeResult, config: &ProbeConfig) -> Option<SupportPlane> {
+    let min_up = config.max_support_slope_rad.cos();
+    let (h, t) = (result.heel?, result.toe?);
+    if h.normal.y < min_up || t.normal.y < min_up {
+        return None;
+    }
+    let (_, source) = fit_support_plane(result, config)?;
+    if source != SupportSource::Edge {
+        return None;
+    }
+    let lower = if t.point.y >= h.point.y { h } else { t };
+    SupportPlane::through(lower.point, lower.normal)
 }
 
 #[cfg(test)]
@@ -585,6 +606,9 @@ mod tests {
                 .height_at(0.0, 0.2),
             0.15
         );
+        // The lower surface is kept as the second plane the foot must clear.
+        let other = other_surface(&r, &config).unwrap();
+        assert_eq!(other.height_at(0.0, 0.2), 0.0);
         // Both on risers: no support.
         let r = FootProbeResult {
             heel: hit(Vec3::ZERO, Vec3::Z),

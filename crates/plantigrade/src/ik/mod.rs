@@ -17,8 +17,8 @@ pub mod stage;
 pub mod two_bone;
 
 pub use foot::{
-    fit_support_plane, run_foot_probe, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
-    SupportPlane, SupportSource,
+    fit_support_plane, other_surface, run_foot_probe, FootIkMode, FootProbeRequest,
+    FootProbeResult, ProbeConfig, SupportPlane, SupportSource,
 };
 pub use lock::{FootLock, LockConfig, Release};
 pub use pelvis::{required_drop_m, PelvisConfig, PelvisOffset};

@@ -17,8 +17,8 @@ use glam::{Quat, Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::foot::{
-    fit_support_plane, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig, SupportPlane,
-    SupportSource,
+    fit_support_plane, other_surface, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
+    SupportPlane, SupportSource,
 };
 use super::lock::{FootLock, LockConfig};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
@@ -241,6 +241,10 @@ struct FootState {
     /// 1 while probes find support, fading to 0 over `miss_fade_s` after a total miss.
     support: f32,
     plane: Option<SupportPlane>,
+    /// Where the plane was last evaluated (world xz).
+    plane_eval_xz: Vec2,
+    /// On an edge, the lower surface's plane: the sole stays above it too.
+    second_plane: Option<SupportPlane>,
     source: Option<SupportSource>,
     lock: FootLock,
     prev_ankle_world: Option<Vec3>,
@@ -249,6 +253,23 @@ struct FootState {
     placement_world: Vec2,
     placement_applied_world: Vec2,
     planted: bool,
+    /// Time since this foot lifted off (s) and how long its last swing lasted (s; 0 until
+    /// one has been seen).
+    swing_time_s: f32,
+    last_swing_s: f32,
+}
+
+impl FootState {
+    /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is
+    /// expected to land (its last swing's length minus the time swung so far) — a foot
+    /// about to land looks where it lands, not a stride further.
+    fn swing_time_left_s(&self, look_ahead_s: f32) -> f32 {
+        if self.last_swing_s > 0.0 {
+            look_ahead_s.min((self.last_swing_s - self.swing_time_s).max(0.0))
+        } else {
+            look_ahead_s
+        }
+    }
 }
 
 /// The foot IK stage of one character.
@@ -316,7 +337,12 @@ impl FootIk {
         let skip_all = self.config.mode == FootIkMode::None || !input.root_world.is_finite();
         std::array::from_fn(|i| {
             let foot = &animated[i];
-            let swing = 1.0 - self.feet[i].contact.clamp(0.0, 1.0);
+            // A locked foot has landed: it probes where it stands.
+            let swing = if self.feet[i].lock.is_locked() {
+                0.0
+            } else {
+                1.0 - self.feet[i].contact.clamp(0.0, 1.0)
+            };
             let placement = self.feet[i].placement_applied_world;
             let placement = Vec3::new(placement.x, 0.0, placement.y);
             let mut heel_world = input.root_world + facing * foot.heel_model + placement;
@@ -330,7 +356,9 @@ impl FootIk {
             FootProbeRequest {
                 heel_world,
                 ball_world,
-                look_ahead_offset_world: velocity * look_ahead_s * swing,
+                look_ahead_offset_world: velocity
+                    * self.feet[i].swing_time_left_s(look_ahead_s)
+                    * swing,
                 single_point: self.config.mode == FootIkMode::Classic,
                 skip: skip_all || !input.probe_feet[i],
             }
@@ -417,10 +445,17 @@ impl FootIk {
                             ease(state.support, 1.0, dt_s, config.miss_fade_s)
                         };
                         state.source = Some(source);
+                        state.second_plane = other_surface(&result, &config.probe);
+                        // Heights are compared where the foot is going (the landing
+                        // point), not extrapolated back to where it is.
+                        let ahead = result.look_ahead_used_xz;
+                        let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
+                        let previous = state.plane.map(|p| (p, state.plane_eval_xz));
+                        state.plane_eval_xz = Vec2::new(eval.x, eval.z);
                         state.plane = Some(smooth_plane(
-                            state.plane,
+                            previous,
                             plane,
-                            ankle_anim_world,
+                            eval,
                             lerp(
                                 config.swing_smoothing_per_s,
                                 config.contact_smoothing_per_s,
@@ -433,6 +468,7 @@ impl FootIk {
                         // IK-3: keep the last plane, fade the IK out.
                         state.support = ease(state.support, 0.0, dt_s, config.miss_fade_s);
                         state.source = None;
+                        state.second_plane = None;
                         moving_all_missed[i] = !result.any_hit() && state.contact < 0.5;
                     }
                 }
@@ -442,6 +478,13 @@ impl FootIk {
             let planted_now = state.contact >= 0.5;
             if state.planted && !planted_now {
                 state.placement_world = Vec2::ZERO;
+                state.swing_time_s = 0.0;
+            }
+            if planted_now && !state.planted && state.swing_time_s > 0.0 {
+                state.last_swing_s = state.swing_time_s;
+            }
+            if !planted_now {
+                state.swing_time_s += dt_s;
             }
             state.planted = planted_now;
             if !planted_now && config.max_placement_m > 0.0 && result.ran {
@@ -516,6 +559,11 @@ impl FootIk {
             let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
             // A swinging foot also clears the ground it is above now (a step down ahead
             // must not pull it through the nosing it has not passed yet).
+            let look_ahead_xz = if state.lock.is_locked() {
+                Vec2::ZERO
+            } else {
+                state.last_probe.look_ahead_used_xz
+            };
             let clearance = [state.last_probe.heel_here, state.last_probe.toe_here]
                 .map(|hit| hit.filter(|_| state.contact < 0.5).map(|h| h.point.y));
             let mut ankle_y = f32::MIN;
@@ -525,7 +573,13 @@ impl FootIk {
             {
                 let offset_world = facing * (align * (sole - anim.ankle_model));
                 let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
-                let mut ground = plane.height_at(sole_xz.x, sole_xz.y);
+                // A swinging foot takes the height of the ground where it will land; a
+                // landed one (no look-ahead left) the height under itself.
+                let at = sole_xz + look_ahead_xz;
+                let mut ground = plane.height_at(at.x, at.y);
+                if let Some(second) = state.second_plane {
+                    ground = ground.max(second.height_at(at.x, at.y));
+                }
                 if let Some(here) = clear {
                     ground = ground.max(here);
                 }
@@ -596,7 +650,19 @@ impl FootIk {
             let knee = model.position_model(leg.chain.calf);
             let ankle = model.position_model(leg.chain.foot);
             let forward = Vec3::Z;
-            let pole = knee_pole_model(hip, knee, ankle, forward);
+            // A knee is a hinge about the character's left axis: for the hip→target line
+            // `d`, the knee side that bends the shin backward is `d × left` (forward for a
+            // leg hanging down, down for a foot kicked back to hip height). The animated
+            // knee's side is mixed in at half weight for the leg's own splay; it can never
+            // outvote the hinge, so the knee cannot flip.
+            let animated_pole = knee_pole_model(hip, knee, ankle, forward);
+            let hinge_pole = (target_model - hip)
+                .cross(Vec3::X)
+                .try_normalize()
+                .unwrap_or(forward);
+            let pole = (hinge_pole + 0.5 * animated_pole)
+                .try_normalize()
+                .unwrap_or(hinge_pole);
             let mut job =
                 TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole).map_err(|_| {
                     FootIkError::JointOutOfRange {
@@ -659,6 +725,9 @@ fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t.clamp(0.0, 1.0)
 }
 
+/// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
+const MAX_PLANE_EXTRAPOLATION_M: f32 = 0.15;
+
 /// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
 fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
     if time_s.is_nan() || time_s <= 0.0 {
@@ -670,18 +739,26 @@ fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
 
 /// IK-6: eases the smoothed plane toward `target` at `rate_per_s`, measured where the foot
 /// is (height there and normal), so a uniform slope never lags however fast the foot moves.
+///
+/// The smoothed plane is only trusted near where it was last evaluated: when the point
+/// jumps (a landing ends the look-ahead), the new measurement under the foot is taken as
+/// it is, since a plane fitted 0.7 m ahead (a pebble, the next flight) says nothing about
+/// the ground under the foot.
 fn smooth_plane(
-    current: Option<SupportPlane>,
+    current: Option<(SupportPlane, Vec2)>,
     target: SupportPlane,
     foot_world: Vec3,
     rate_per_s: f32,
     dt_s: f32,
 ) -> SupportPlane {
-    let Some(current) = current else {
+    let Some((current, last_xz)) = current else {
         return target;
     };
     let a = 1.0 - (-rate_per_s.max(0.0) * dt_s).exp();
     let (x, z) = (foot_world.x, foot_world.z);
+    if last_xz.distance(Vec2::new(x, z)) > MAX_PLANE_EXTRAPOLATION_M {
+        return target;
+    }
     let h_now = current.height_at(x, z);
     let h = h_now + (target.height_at(x, z) - h_now) * a;
     let normal = current.normal_world.lerp(target.normal_world, a);
