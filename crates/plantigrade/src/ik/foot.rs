@@ -286,6 +286,9 @@ pub enum SupportSource {
     HeelAndToe,
     /// Heel and toe on two surfaces (a step edge): the higher hit alone.
     Edge,
+    /// Heel and toe on two differently sloped surfaces meeting in a concave crease (the
+    /// foot of a ramp): the plane through both hits, so heel and toe both touch.
+    Crease,
     /// Only the heel hit was usable (the toe missed or hit a riser).
     HeelOnly,
     /// Only the toe hit was usable.
@@ -342,6 +345,8 @@ pub fn fit_support_plane(
                 let mid = 0.5 * (h.point + t.point);
                 let plane = SupportPlane::through(mid, h.normal + t.normal)?;
                 Some((plane, SupportSource::HeelAndToe))
+            } else if let Some(plane) = crease_plane(h, t) {
+                Some((plane, SupportSource::Crease))
             } else if t.point.y >= h.point.y {
                 Some((toe_plane, SupportSource::Edge))
             } else {
@@ -360,9 +365,33 @@ pub fn fit_support_plane(
     }
 }
 
-/// On an edge ([`SupportSource::Edge`]), the plane of the other, lower hit: the foot must
-/// stay above both surfaces, which at a concave crease (flat ground meeting a ramp) is not
-/// the same as above the higher one alone. `None` when the hits do not form an edge.
+/// Two hits on differently sloped surfaces in a concave crease (the higher hit rises above
+/// the lower surface carried on, as at the foot of a ramp, not a step's riser): the plane
+/// through both hits, level across the foot. `None` for steps (same slope both sides: a
+/// riser between them) and for convex crests.
+fn crease_plane(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
+    if heel.normal.angle_between(toe.normal) < 5f32.to_radians() {
+        return None;
+    }
+    let (higher, lower) = if toe.point.y >= heel.point.y {
+        (toe, heel)
+    } else {
+        (heel, toe)
+    };
+    let lower_plane = SupportPlane::through(lower.point, lower.normal)?;
+    if higher.point.y < lower_plane.height_at(higher.point.x, higher.point.z) {
+        return None;
+    }
+    let chord = (toe.point - heel.point).try_normalize()?;
+    // Up, minus its part along the chord: normal to the chord, level across the foot.
+    let normal = (Vec3::Y - chord * chord.y).try_normalize()?;
+    SupportPlane::through(0.5 * (heel.point + toe.point), normal)
+}
+
+/// On a concave edge ([`SupportSource::Edge`] where the higher hit rises above the lower
+/// surface), the plane of the lower hit: the foot must stay above both surfaces, which at
+/// the foot of a ramp is not the same as above the higher one alone. `None` when the hits
+/// do not form an edge, or at a convex crest.
 pub fn other_surface(result: &FootProbeResult, config: &ProbeConfig) -> Option<SupportPlane> {
     let min_up = config.max_support_slope_rad.cos();
     let (h, t) = (result.heel?, result.toe?);
@@ -373,8 +402,17 @@ pub fn other_surface(result: &FootProbeResult, config: &ProbeConfig) -> Option<S
     if source != SupportSource::Edge {
         return None;
     }
-    let lower = if t.point.y >= h.point.y { h } else { t };
-    SupportPlane::through(lower.point, lower.normal)
+    let (higher, lower) = if t.point.y >= h.point.y {
+        (t, h)
+    } else {
+        (h, t)
+    };
+    let lower_plane = SupportPlane::through(lower.point, lower.normal)?;
+    // Concave (the higher hit rises above the lower surface carried forward: the foot of a
+    // ramp, a step up): the foot must clear both. Convex (a crest, where the lower surface
+    // carried on would pass above the higher hit): the higher surface alone holds the foot.
+    let concave = higher.point.y >= lower_plane.height_at(higher.point.x, higher.point.z);
+    concave.then_some(lower_plane)
 }
 
 #[cfg(test)]
@@ -609,6 +647,32 @@ mod tests {
         // The lower surface is kept as the second plane the foot must clear.
         let other = other_surface(&r, &config).unwrap();
         assert_eq!(other.height_at(0.0, 0.2), 0.0);
+        // A crest (20° ramp below the heel, flat top under the toe): convex, the flat top
+        // alone; the ramp carried on would float the toe above the top.
+        let up = Vec3::new(0.0, 20f32.to_radians().cos(), -20f32.to_radians().sin());
+        let crest = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 1.47, 0.0), up),
+            toe: hit(Vec3::new(0.0, 1.50, 0.2), Vec3::Y),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        assert!(other_surface(&crest, &config).is_none());
+        assert_eq!(
+            fit_support_plane(&crest, &config).unwrap().1,
+            SupportSource::Edge
+        );
+        // The foot of the same ramp (flat under the heel, ramp under the toe): a concave
+        // crease, the plane through both hits so heel and toe both touch.
+        let foot_of_ramp = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.0, 0.0), Vec3::Y),
+            toe: hit(Vec3::new(0.0, 0.04, 0.2), up),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&foot_of_ramp, &config).unwrap();
+        assert_eq!(source, SupportSource::Crease);
+        assert!(plane.height_at(0.0, 0.0).abs() < 1e-5);
+        assert!((plane.height_at(0.0, 0.2) - 0.04).abs() < 1e-5);
         // Both on risers: no support.
         let r = FootProbeResult {
             heel: hit(Vec3::ZERO, Vec3::Z),
