@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec2, Vec3};
-use plantigrade::character::Character;
+use plantigrade::character::{run_probe_batch, Character, ProbeTiming};
 use plantigrade::course::{Course, Role, Shape};
 use plantigrade::graph::{GraphAsset, MachineId};
 use plantigrade::ik::FootIkMode;
@@ -356,14 +356,20 @@ pub fn run_scenario(
     world: &RapierWorld,
     graph: &Arc<GraphAsset>,
     hz: f32,
-    mode: FootIkMode,
-    tilt: TiltMode,
+    setup: Setup,
 ) -> anyhow::Result<(ScenarioResult, Trace)> {
+    let Setup {
+        ik: mode,
+        tilt,
+        probes,
+    } = setup;
     let path = path_for(course, scenario)?;
     let config = CharacterConfig::default();
     let facing = path.direction.x.atan2(path.direction.z);
     let mut character = Character::new(config.clone(), graph.clone(), path.spawn, facing)?;
     character.set_foot_ik_mode(mode);
+    character.set_probe_timing(probes);
+    character.set_debug_draw(setup_debug_draw(mode));
     tilt.configure(character.tilt_config_mut());
     let sampler = Sampler::new(&character, graph);
     let dt = 1.0 / hz;
@@ -445,6 +451,10 @@ pub fn run_scenario(
             _ => {}
         }
         character.tick(dt, &intent, world)?;
+        if probes == ProbeTiming::Batched {
+            // The host's batch between ticks (IK-13): used by the next tick.
+            run_probe_batch(world, std::slice::from_mut(&mut character), 1);
+        }
         let feet = character.feet_world();
         let out = *character.output();
         if !feet.is_finite()
@@ -490,6 +500,11 @@ pub fn run_scenario(
         trace
             .samples
             .push(sampler.sample(&character, course, t, &state));
+        if tick % DEBUG_DRAW_EVERY_TICKS == 0 && character.debug_draw().enabled() {
+            trace
+                .debug_draw
+                .push(serde_json::json!({ "time_s": t, "draw": character.debug_draw() }));
+        }
         metrics.progress_m = progress;
         metrics.final_height_m = feet.y;
         metrics.duration_s = t + dt;
@@ -565,6 +580,18 @@ pub struct Trace {
     pub state: Vec<String>,
     /// What the quality metrics and the CSV trace are computed from.
     pub samples: Vec<TickSample>,
+    /// Debug draw commands (IK-12, TILT-10) every [`DEBUG_DRAW_EVERY_TICKS`] ticks, as
+    /// JSON values `{time_s, draw}`.
+    pub debug_draw: Vec<serde_json::Value>,
+}
+
+/// How often a run keeps the character's debug draw for `--trace` (ticks).
+pub const DEBUG_DRAW_EVERY_TICKS: usize = 30;
+
+/// Debug draw is recorded for the predictive runs only (the others draw the same probes
+/// minus the prediction).
+fn setup_debug_draw(mode: FootIkMode) -> bool {
+    mode == FootIkMode::Predictive
 }
 
 /// The true slope under `root` along and across the facing (rad), from the analytic
@@ -1035,7 +1062,7 @@ pub fn run_all(
                     tilt.name()
                 ));
                 let (result, trace) =
-                    run_scenario(scenario, course, &world, graph, hz, mode, tilt)?;
+                    run_scenario(scenario, course, &world, graph, hz, Setup::new(mode, tilt))?;
                 if let Some(dir) = &options.trace_dir {
                     let suffix = if tilt == TiltMode::On {
                         String::new()
@@ -1045,6 +1072,17 @@ pub fn run_all(
                     let file = dir.join(format!("{}_{}{suffix}.csv", scenario.name, mode.name()));
                     quality::write_trace_csv(&file, &trace.samples)
                         .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+                    if !trace.debug_draw.is_empty() {
+                        let file = dir.join(format!(
+                            "{}_{}{suffix}_debug_draw.jsonl",
+                            scenario.name,
+                            mode.name()
+                        ));
+                        let lines: Vec<String> =
+                            trace.debug_draw.iter().map(|v| v.to_string()).collect();
+                        std::fs::write(&file, lines.join("\n") + "\n")
+                            .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+                    }
                 }
                 results.push(result);
                 progress.inc(1);
@@ -1139,8 +1177,7 @@ fn add_tilt_checks(
                     world,
                     graph,
                     hz,
-                    FootIkMode::Predictive,
-                    TiltMode::Raw,
+                    Setup::new(FootIkMode::Predictive, TiltMode::Raw),
                 )?;
                 let raw = raw.metrics.tilt.tilt_angvel_rms_deg_s;
                 checks.push(Check::new(
@@ -1158,6 +1195,24 @@ fn add_tilt_checks(
         r.checks.extend(checks);
     }
     Ok(())
+}
+
+/// How one scenario run is set up: foot IK mode, pelvis tilt, probe timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Setup {
+    pub ik: FootIkMode,
+    pub tilt: TiltMode,
+    pub probes: ProbeTiming,
+}
+
+impl Setup {
+    pub fn new(ik: FootIkMode, tilt: TiltMode) -> Self {
+        Self {
+            ik,
+            tilt,
+            probes: ProbeTiming::Immediate,
+        }
+    }
 }
 
 /// Pelvis tilt in a run: on (the default), off, or on with every filter open (the raw
@@ -1285,13 +1340,21 @@ fn add_foot_checks(results: &mut [ScenarioResult]) {
             f.planted_drift_mean_mm <= 10.0,
             format!("{:.1} mm (≤ 10)", f.planted_drift_mean_mm),
         ));
+        // QUAL-4 as written counts the swinging foot whenever it passes low and fast
+        // (lift-off, touch-down): the animation alone scores ~0.05–0.2 on flat ground. The
+        // stance share is the foot-sliding measure, and it gates.
+        checks.push(Check::new(
+            "skate_ratio_stance",
+            f.skate_ratio_stance <= 0.02,
+            format!(
+                "{:.3} of stance frames skate (≤ 0.02)",
+                f.skate_ratio_stance
+            ),
+        ));
         checks.push(Check::target(
             "skate_ratio",
             f.skate_ratio <= 0.02,
-            format!(
-                "{:.3} (≤ 0.02); in stance {:.3}",
-                f.skate_ratio, f.skate_ratio_stance
-            ),
+            format!("{:.3} (≤ 0.02, all frames, swing included)", f.skate_ratio),
         ));
         if stairs {
             if let Some((_, c)) = classic.iter().find(|(n, _)| *n == r.name) {
@@ -1531,8 +1594,7 @@ mod tests {
             &world,
             &graph(),
             60.0,
-            FootIkMode::Predictive,
-            TiltMode::On,
+            Setup::new(FootIkMode::Predictive, TiltMode::On),
         )
         .unwrap();
         assert!(
@@ -1578,8 +1640,7 @@ mod tests {
                 &world,
                 &graph,
                 60.0,
-                FootIkMode::Predictive,
-                TiltMode::On,
+                Setup::new(FootIkMode::Predictive, TiltMode::On),
             )
             .unwrap();
             let foot = result.metrics.foot;
@@ -1590,6 +1651,44 @@ mod tests {
             assert!(
                 result.metrics.max_height_m - result.metrics.min_height_m > 1.0,
                 "{name} crossed the flight"
+            );
+        }
+    }
+
+    /// IK-13: probes gathered in a batch between ticks and used one tick late keep the
+    /// feet as good as immediate probes, within the targets, on flat ground, a
+    /// 20° ramp and the pebble field.
+    #[test]
+    fn batched_probes_one_tick_late_stay_within_targets() {
+        let course = Course::default_course();
+        let world = RapierWorld::from_course(&course).unwrap();
+        let graph = graph();
+        for name in [
+            "flat_walk",
+            "ramp_20_up_walk",
+            "pebbles_walk",
+            "cross_slope_20_walk",
+        ] {
+            let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+            let mut setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
+            let (now, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+            setup.probes = ProbeTiming::Batched;
+            let (late, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+            let (a, b) = (now.metrics.foot, late.metrics.foot);
+            assert!(b.penetration_mean_mm <= 5.0, "{name}: {b:?}");
+            assert!(b.penetration_max_mm <= 20.0, "{name}: {b:?}");
+            assert!(b.float_p95_mm <= 15.0, "{name}: {b:?}");
+            assert!(b.planted_drift_mean_mm <= 10.0, "{name}: {b:?}");
+            assert!(b.skate_ratio_stance <= 0.02, "{name}: {b:?}");
+            assert_eq!(b.knee_flips, 0, "{name}");
+            assert_eq!(b.nan_count, 0, "{name}");
+            // And close to the immediate run (the first tick has no results yet: the
+            // animation's own sunk ball shows for one tick).
+            assert!(
+                (b.penetration_max_mm - a.penetration_max_mm).abs() <= 10.0,
+                "{name}: {} vs {}",
+                b.penetration_max_mm,
+                a.penetration_max_mm
             );
         }
     }

@@ -288,6 +288,26 @@ impl Character {
                 dt_s,
             };
             let output = self.tilt.update(&input, &self.tilt_source);
+            if self.debug.enabled() {
+                // TILT-10: the rays, and the pelvis axes beside the target and actual tilt.
+                for ray in output.frame.rays() {
+                    self.debug
+                        .ray_probe(ray.origin_world, ray.end_world, ray.hit.map(|h| h.point));
+                }
+                let pelvis_world = self.feet_world + facing * self.model.position_model(pelvis);
+                let target = crate::tilt::pelvis_tilt_rotation_model(
+                    output.target_pitch_rad,
+                    output.target_roll_rad,
+                );
+                self.debug.tilt_axes(
+                    pelvis_world,
+                    facing * output.pelvis_offset_model,
+                    facing * target,
+                    facing * output.pelvis_offset_model,
+                    facing * Vec3::X * 0.35,
+                    0.25,
+                );
+            }
             if output.enabled {
                 self.tilt
                     .apply(skeleton, pelvis, self.head, &self.model, &mut self.pose)
@@ -685,6 +705,44 @@ impl Default for FixedTimestep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn debug_draw_shows_probes_and_tilt_when_enabled() {
+        use crate::course::{AnalyticWorld, Course};
+        use crate::debug::DebugCommand;
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let ramp = course.section("ramp_20deg").unwrap();
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let mut c =
+            Character::new(CharacterConfig::default(), graph, ramp.spawn_world, 0.0).unwrap();
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        assert!(c.debug_draw().commands().is_empty(), "off by default");
+        c.set_debug_draw(true);
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        let commands = c.debug_draw().commands();
+        let lines = commands
+            .iter()
+            .filter(|d| matches!(d, DebugCommand::Line { .. }))
+            .count();
+        let spheres = commands
+            .iter()
+            .filter(|d| matches!(d, DebugCommand::Sphere { .. }))
+            .count();
+        let axes = commands
+            .iter()
+            .filter(|d| matches!(d, DebugCommand::Axes { .. }))
+            .count();
+        // 3 tilt rays + 2 probe rays per foot; hit spheres, predicted points, targets;
+        // pelvis, target and actual tilt axes.
+        assert!(lines >= 3 + 4, "{lines} lines");
+        assert!(spheres >= 4, "{spheres} spheres");
+        assert_eq!(axes, 3);
+        // Cleared every tick, not accumulated.
+        let count = commands.len();
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        assert_eq!(c.debug_draw().commands().len(), count);
+    }
 
     #[test]
     fn fixed_timestep_accumulates_and_caps() {

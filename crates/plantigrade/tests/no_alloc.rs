@@ -133,3 +133,45 @@ fn graph_tick_does_not_allocate_after_warm_up() {
         "graph ticks allocated after warm-up"
     );
 }
+
+/// The whole procedural pass (pelvis tilt with its stairs profile, predictive foot IK with
+/// lock and pelvis, look-at) inside `Character::tick` allocates nothing per tick once warm,
+/// walking up the course's stairs and a ramp on the analytic world.
+#[test]
+fn character_tick_with_tilt_foot_ik_and_look_at_does_not_allocate() {
+    use plantigrade::character::Character;
+    use plantigrade::course::{AnalyticWorld, Course};
+    use plantigrade::glam::{Vec2, Vec3};
+    use plantigrade::motion::{CharacterConfig, Intent};
+    use std::sync::Arc;
+
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let graph = Arc::new(Mannequin::new().default_graph().unwrap());
+    for section in ["stairs_20cm", "ramp_20deg"] {
+        let s = course.section(section).unwrap();
+        let mut c = Character::new(
+            CharacterConfig::default(),
+            graph.clone(),
+            s.spawn_world,
+            0.0,
+        )
+        .unwrap();
+        c.set_look_target(Some(s.spawn_world + Vec3::new(2.0, 1.6, 6.0)));
+        let intent = Intent {
+            move_world: Vec2::new(0.0, 0.5),
+            ..Intent::IDLE
+        };
+        for _ in 0..120 {
+            c.tick(1.0 / 60.0, &intent, &world).unwrap();
+        }
+        let before = allocations();
+        for _ in 0..300 {
+            c.tick(1.0 / 60.0, &intent, &world).unwrap();
+        }
+        let made = allocations() - before;
+        assert_eq!(made, 0, "{section}: {made} allocations in 300 ticks");
+        assert!(c.foot_ik_output().is_some_and(|o| o.rays_cast > 0));
+        assert!(c.tilt_output().is_some());
+    }
+}

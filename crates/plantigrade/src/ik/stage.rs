@@ -439,7 +439,9 @@ impl FootIk {
                 state.last_probe = result;
                 match fit_support_plane(&result, &config.probe) {
                     Some((plane, source)) => {
-                        state.support = if first {
+                        // The first plane ever (spawn, or the first batched result):
+                        // nothing to fade from.
+                        state.support = if first || state.plane.is_none() {
                             1.0
                         } else {
                             ease(state.support, 1.0, dt_s, config.miss_fade_s)
