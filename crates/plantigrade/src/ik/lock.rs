@@ -65,6 +65,14 @@ impl FootLock {
         (self.release_left > 0.0).then_some(1.0 - self.release_left)
     }
 
+    /// Moves the locked point by `offset` (world xz), e.g. off a step edge on the tick it
+    /// landed. No effect when not locked or for a non-finite offset.
+    pub fn nudge(&mut self, offset: Vec2) {
+        if let (Some((xz, _)), true) = (&mut self.locked, offset.is_finite()) {
+            *xz += offset;
+        }
+    }
+
     /// The locked point (world xz), while locked.
     pub fn locked_xz(&self) -> Option<Vec2> {
         self.locked.map(|(xz, _)| xz)

@@ -489,22 +489,12 @@ impl FootIk {
                 state.swing_time_s += dt_s;
             }
             state.planted = planted_now;
-            if !planted_now && config.max_placement_m > 0.0 && result.ran {
-                if let (Some(SupportSource::Edge), Some(f)) = (state.source, result.edge_fraction) {
-                    let along = result.toe_probe_xz - result.heel_probe_xz;
-                    let length = along.length();
-                    if let Some(dir) = along.try_normalize() {
-                        let edge = f * length;
-                        let forward = edge + config.placement_margin_m;
-                        let backward = -(length - edge + config.placement_margin_m);
-                        let shift = if forward.abs() <= backward.abs() {
-                            forward
-                        } else {
-                            backward
-                        };
-                        let wanted = state.placement_world + dir * shift;
-                        state.placement_world = wanted.clamp_length_max(config.max_placement_m);
-                    }
+            if !planted_now && result.ran {
+                if let (Some(SupportSource::Edge), Some(shift)) =
+                    (state.source, tread_shift(&result, &config))
+                {
+                    let wanted = state.placement_world + shift;
+                    state.placement_world = wanted.clamp_length_max(config.max_placement_m);
                 }
             }
             let placement_rate = 1.0 - (-config.swing_smoothing_per_s * dt_s).exp();
@@ -545,16 +535,27 @@ impl FootIk {
                 state.lock.reset();
                 ball_xz
             } else {
+                let was_locked = state.lock.is_locked();
                 // Locks on the curve's own contact (not the eased one), so the foot is
                 // pinned on the tick it lands.
-                state.lock.update(
+                let pinned = state.lock.update(
                     &config.lock,
                     ball_xz,
                     raw_contact.max(state.contact),
                     input.grounded && alpha > 0.5,
                     yaw,
                     dt_s,
-                )
+                );
+                // Landed across a step edge anyway (the prediction was off, or it spawned
+                // there): set the foot down fully on one tread, the nearer way.
+                let landed = !was_locked && state.lock.is_locked();
+                match (landed, state.source, tread_shift(&result, &config)) {
+                    (true, Some(SupportSource::Edge), Some(shift)) => {
+                        state.lock.nudge(shift);
+                        pinned + shift
+                    }
+                    _ => pinned,
+                }
             };
             let xz = anchored_ball_xz - ball_offset_xz;
             // Never below its own ground: a blend that sinks a sole must not sink it here.
@@ -725,6 +726,28 @@ fn finite_or(value: f32, fallback: f32) -> f32 {
 
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t.clamp(0.0, 1.0)
+}
+
+/// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
+/// foot (world xz) that puts it fully on one side, the shorter way, with the margin; `None`
+/// without a located edge or with placement off.
+fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> {
+    if config.max_placement_m <= 0.0 {
+        return None;
+    }
+    let f = result.edge_fraction?;
+    let along = result.toe_probe_xz - result.heel_probe_xz;
+    let length = along.length();
+    let dir = along.try_normalize()?;
+    let edge = f * length;
+    let forward = edge + config.placement_margin_m;
+    let backward = -(length - edge + config.placement_margin_m);
+    let shift = if forward.abs() <= backward.abs() {
+        forward
+    } else {
+        backward
+    };
+    Some((dir * shift).clamp_length_max(config.max_placement_m))
 }
 
 /// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
@@ -959,6 +982,82 @@ mod tests {
             tick(&mut r, &world, &input(root, f32::NAN));
         }
         assert!(r.ik.output().feet.iter().all(|f| f.contact == 1.0));
+    }
+
+    /// A step: ground at 0 for z < `edge_z`, at `step_m` beyond.
+    struct StepWorld {
+        edge_z: f32,
+        step_m: f32,
+    }
+
+    impl World for StepWorld {
+        fn cast_ray(&self, o: Vec3, d: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
+            let h = if o.z < self.edge_z { 0.0 } else { self.step_m };
+            let dist = o.y - h;
+            (d.y < -0.99 && (0.0..=max).contains(&dist)).then_some(RayHit {
+                point: Vec3::new(o.x, h, o.z),
+                normal: Vec3::Y,
+                distance_m: dist,
+            })
+        }
+        fn cast_capsule(
+            &self,
+            _: Capsule,
+            _: Vec3,
+            _: Vec3,
+            _: f32,
+            _: QueryFilter,
+        ) -> Option<RayHit> {
+            None
+        }
+        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
+            MoveResult {
+                translation: r.desired_translation,
+                grounded: true,
+                floor_normal: None,
+                sliding_down_slope: false,
+                hit_wall: false,
+            }
+        }
+    }
+
+    #[test]
+    fn a_foot_landing_across_a_step_edge_is_set_down_on_one_tread() {
+        let mut r = rig(FootIkMode::Predictive);
+        // Where the Idle left foot's heel and ball are (model z), put the edge between them.
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+        let feet = r.ik.rig().animated_feet(&r.model);
+        let edge_z = 0.5 * (feet[0].heel_model.z + feet[0].ball_model.z);
+        let world = StepWorld {
+            edge_z,
+            step_m: 0.15,
+        };
+        for _ in 0..30 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        let leg = r.ik.rig().legs[0];
+        let heel = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
+        let ball = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        let side = |z: f32| z >= edge_z;
+        assert_eq!(
+            side(heel.z),
+            side(ball.z),
+            "heel {heel}, ball {ball}, edge {edge_z}"
+        );
+        // And it stands on that tread: no float, no penetration.
+        let ground = if side(ball.z) { 0.15 } else { 0.0 };
+        assert!(
+            (heel.y.min(ball.y) - ground).abs() < 3e-3,
+            "sole {heel} {ball}"
+        );
+        assert_eq!(r.ik.output().knee_flips, 0);
     }
 
     #[test]
