@@ -35,6 +35,7 @@ fn foot_ik(c: &mut Criterion) {
         })
         .collect();
 
+    let mut predictive_rays_per_foot = 0.0;
     for mode in [FootIkMode::Classic, FootIkMode::Predictive] {
         let mut ik = FootIk::new(
             FootIkConfig {
@@ -86,17 +87,19 @@ fn foot_ik(c: &mut Criterion) {
             })
         });
         if ticks > 0 {
+            let per_tick = rays as f64 / ticks as f64;
             println!(
-                "foot_ik/{}: {:.2} rays per character per tick (full tier)",
+                "foot_ik/{}: {per_tick:.2} rays per character per tick (full tier)",
                 mode.name(),
-                rays as f64 / ticks as f64
             );
+            if mode == FootIkMode::Predictive {
+                predictive_rays_per_foot = per_tick / 2.0;
+            }
         }
     }
 
-    // Probes per tick per LOD tier: the full tier's predictive rays per foot, scaled by
-    // how many feet each tier lets probe.
-    let predictive_rays_per_foot = 4; // heel + toe ahead, heel + toe under the swinging foot
+    // Probes per tick per LOD tier: the measured predictive rays per foot, times the feet
+    // each tier lets probe in a tick.
     for (label, distance_m) in [
         ("full (3 m)", 3.0),
         ("reduced (15 m)", 15.0),
@@ -104,9 +107,10 @@ fn foot_ik(c: &mut Criterion) {
     ] {
         let mut lod = Lod::new(LodConfig::default());
         lod.update(distance_m, 1.0 / 60.0);
+        let feet = lod.probes_per_tick(1);
         println!(
-            "foot_ik LOD {label}: at most {} rays per tick ({:?})",
-            lod.probes_per_tick(predictive_rays_per_foot),
+            "foot_ik LOD {label}: {feet} feet probe per tick, {:.2} rays per tick ({:?})",
+            feet as f64 * predictive_rays_per_foot,
             lod.tier()
         );
     }
