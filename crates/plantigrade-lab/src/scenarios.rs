@@ -875,6 +875,14 @@ fn checks_for(
                     m.progress_m, m.min_height_m
                 ),
             ));
+            // IK-10: in predictive mode the jump came from the feed-forward, a step early.
+            if let Some(&(_, d)) = m.extra.iter().find(|(k, _)| k == "jump_distance_to_edge_m") {
+                checks.push(Check::new(
+                    "jumped_on_no_support_ahead",
+                    d > 0.3,
+                    format!("jumped {d:.2} m before the edge (> 0.3)"),
+                ));
+            }
             let order = ["Start", "Apex", "Fall", "Land"];
             let ok = m.jump_phases == order;
             checks.push(Check::new(
@@ -1690,6 +1698,43 @@ mod tests {
                 b.penetration_max_mm,
                 a.penetration_max_mm
             );
+        }
+    }
+
+    /// SPEC ROB-4 for issue 6: the tilt metrics agree at 30, 60 and 144 Hz — the tilt's
+    /// angular velocity RMS within 10 % of the 60 Hz figure, and the settled error under
+    /// the 2° target at every rate — on a ramp, the cross-slope and the pebble field.
+    #[test]
+    fn tilt_metrics_agree_at_30_60_and_144_hz() {
+        let course = Course::default_course();
+        let world = RapierWorld::from_course(&course).unwrap();
+        let graph = graph();
+        for name in ["ramp_20_up_walk", "cross_slope_20_walk", "pebbles_walk"] {
+            let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+            let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
+            let at = |hz: f32| {
+                run_scenario(scenario, &course, &world, &graph, hz, setup)
+                    .unwrap()
+                    .0
+                    .metrics
+                    .tilt
+            };
+            let reference = at(60.0);
+            for hz in [30.0, 144.0] {
+                let t = at(hz);
+                let ratio = t.tilt_angvel_rms_deg_s / reference.tilt_angvel_rms_deg_s;
+                assert!(
+                    (0.9..=1.1).contains(&ratio),
+                    "{name} at {hz} Hz: {} vs {} °/s at 60 Hz",
+                    t.tilt_angvel_rms_deg_s,
+                    reference.tilt_angvel_rms_deg_s
+                );
+                assert!(t.settled_ticks > 0, "{name} at {hz} Hz never settled");
+                assert!(
+                    t.tilt_pitch_error_deg <= 2.0 && t.tilt_roll_error_deg <= 2.0,
+                    "{name} at {hz} Hz: {t:?}"
+                );
+            }
         }
     }
 

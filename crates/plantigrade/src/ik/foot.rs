@@ -114,6 +114,9 @@ pub struct FootProbeRequest {
     pub single_point: bool,
     /// Cast nothing (LOD, IK off): the result is [`FootProbeResult::NOT_RUN`].
     pub skip: bool,
+    /// Feed-forward (IK-10): one more ray here (world; the character's feet point pushed
+    /// ahead by the full look-ahead), so movement code hears of a gap a step early.
+    pub ahead_world: Option<Vec3>,
 }
 
 /// What a [`FootProbeRequest`] found.
@@ -139,6 +142,8 @@ pub struct FootProbeResult {
     pub toe_probe_xz: Vec2,
     /// The look-ahead the hits were found at (m, world xz; after retries).
     pub look_ahead_used_xz: Vec2,
+    /// The feed-forward ray, when one was asked for: `Some(hit or None)`.
+    pub ahead: Option<Option<RayHit>>,
     /// Rays cast, for the probe budget (IK-11) and the bench.
     pub rays_cast: u8,
 }
@@ -156,6 +161,7 @@ impl FootProbeResult {
         heel_probe_xz: Vec2::ZERO,
         toe_probe_xz: Vec2::ZERO,
         look_ahead_used_xz: Vec2::ZERO,
+        ahead: None,
         rays_cast: 0,
     };
 
@@ -198,6 +204,11 @@ pub fn run_foot_probe(
         return FootProbeResult::NOT_RUN;
     }
     let mid = 0.5 * (request.heel_world + request.ball_world);
+    let ahead = request
+        .ahead_world
+        .filter(|p| p.is_finite())
+        .map(|p| cast_down(world, p, config, filter));
+    let ahead_rays = u8::from(ahead.is_some());
     if request.single_point {
         let hit = cast_down(world, mid, config, filter);
         return FootProbeResult {
@@ -205,12 +216,15 @@ pub fn run_foot_probe(
             heel: hit,
             toe: hit,
             predicted_world: mid,
-            rays_cast: 1,
+            rays_cast: 1 + ahead_rays,
+            ahead,
             ..FootProbeResult::NOT_RUN
         };
     }
     let mut result = FootProbeResult {
         ran: true,
+        ahead,
+        rays_cast: ahead_rays,
         ..FootProbeResult::NOT_RUN
     };
     let mut scale = 1.0;
@@ -489,6 +503,7 @@ mod tests {
             look_ahead_offset_world: Vec2::new(0.0, offset_z),
             single_point: false,
             skip: false,
+            ahead_world: None,
         }
     }
 
@@ -560,6 +575,26 @@ mod tests {
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.3, 0.0));
         assert!(r.edge_fraction.is_none());
         assert_eq!(r.rays_cast, 2);
+    }
+
+    #[test]
+    fn the_feed_forward_ray_reports_a_gap_ahead() {
+        // Ground ends at z = 1.0.
+        let world = step_world(1.0);
+        let config = ProbeConfig::default();
+        let mut req = request(0.2, 0.1);
+        req.ahead_world = Some(Vec3::new(0.0, 0.0, 0.7));
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert!(matches!(r.ahead, Some(Some(_))), "ground at 0.7");
+        req.ahead_world = Some(Vec3::new(0.0, 0.0, 1.3));
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.ahead, Some(None), "gap at 1.3");
+        assert_eq!(r.rays_cast, 2 + 2 + 1, "heel, toe, under the foot, ahead");
+        req.ahead_world = None;
+        assert_eq!(
+            run_foot_probe(&world, QueryFilter::GROUND, &config, &req).ahead,
+            None
+        );
     }
 
     #[test]

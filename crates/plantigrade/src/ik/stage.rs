@@ -361,6 +361,15 @@ impl FootIk {
                     * swing,
                 single_point: self.config.mode == FootIkMode::Classic,
                 skip: skip_all || !input.probe_feet[i],
+                // IK-10: one feed-forward ray, carried by the left foot's request, at the
+                // feet point pushed ahead by the full look-ahead (uncapped by the swing).
+                ahead_world: (i == 0
+                    && self.config.mode == FootIkMode::Predictive
+                    && velocity.length() > NO_SUPPORT_MIN_SPEED_M_S)
+                    .then(|| {
+                        let offset = velocity * look_ahead_s;
+                        input.root_world + Vec3::new(offset.x, 0.0, offset.y)
+                    }),
             }
         })
     }
@@ -609,9 +618,10 @@ impl FootIk {
             report.support_height_m = Some(plane.height_at(xz.x, xz.y));
         }
         let speed = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+        let ahead_missed = results.iter().any(|r| matches!(r.ahead, Some(None)));
         out.no_support_ahead = config.mode == FootIkMode::Predictive
-            && speed > 0.5
-            && moving_all_missed.iter().any(|&m| m);
+            && speed > NO_SUPPORT_MIN_SPEED_M_S
+            && (ahead_missed || moving_all_missed.iter().any(|&m| m));
 
         if config.mode == FootIkMode::None && self.weight <= 0.0 {
             self.pelvis = PelvisOffset::default();
@@ -749,6 +759,9 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     };
     Some((dir * shift).clamp_length_max(config.max_placement_m))
 }
+
+/// Below this horizontal speed (m/s) nothing is "ahead" (IK-10).
+const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
 
 /// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
 const MAX_PLANE_EXTRAPOLATION_M: f32 = 0.15;
