@@ -576,8 +576,16 @@ impl FootIk {
             } else {
                 state.last_probe.look_ahead_used_xz
             };
-            let clearance = [state.last_probe.heel_here, state.last_probe.toe_here]
-                .map(|hit| hit.filter(|_| state.contact < 0.5).map(|h| h.point.y));
+            // With no look-ahead left (end of the swing) the probes themselves are under
+            // the foot: their raw hits, not the smoothed plane, are what it must clear.
+            let probe = &state.last_probe;
+            let under_foot = if probe.look_ahead_used_xz.length_squared() > 1e-6 {
+                [probe.heel_here, probe.toe_here]
+            } else {
+                [probe.heel, probe.toe]
+            };
+            let clearance =
+                under_foot.map(|hit| hit.filter(|_| state.contact < 0.5).map(|h| h.point.y));
             let mut ankle_y = f32::MIN;
             for (sole, clear) in [anim.heel_model, anim.ball_model]
                 .into_iter()
