@@ -540,6 +540,7 @@ impl FootIk {
             let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z) + placement;
             let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
             let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
+            let mut landed_now = false;
             let anchored_ball_xz = if config.mode == FootIkMode::None {
                 state.lock.reset();
                 ball_xz
@@ -558,6 +559,7 @@ impl FootIk {
                 // Landed across a step edge anyway (the prediction was off, or it spawned
                 // there): set the foot down fully on one tread, the nearer way.
                 let landed = !was_locked && state.lock.is_locked();
+                landed_now = landed;
                 match (landed, state.source, tread_shift(&result, &config)) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
@@ -584,8 +586,10 @@ impl FootIk {
             } else {
                 [probe.heel, probe.toe]
             };
-            let clearance =
-                under_foot.map(|hit| hit.filter(|_| state.contact < 0.5).map(|h| h.point.y));
+            // Swinging, or landing this very tick (the smoothed plane has not caught up
+            // with where the foot is set down yet).
+            let clear = state.contact < 0.5 || landed_now;
+            let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
             let mut ankle_y = f32::MIN;
             for (sole, clear) in [anim.heel_model, anim.ball_model]
                 .into_iter()
