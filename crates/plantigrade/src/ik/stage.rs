@@ -257,6 +257,8 @@ struct FootState {
     /// one has been seen).
     swing_time_s: f32,
     last_swing_s: f32,
+    /// Just landed: the next probes under the foot decide whether to set it off an edge.
+    settle_pending: bool,
 }
 
 impl FootState {
@@ -557,12 +559,34 @@ impl FootIk {
                     dt_s,
                 );
                 // Landed across a step edge anyway (the prediction was off, or it spawned
-                // there): set the foot down fully on one tread, the nearer way.
+                // there): set the foot down fully on one tread, the nearer way. On the
+                // landing tick itself the probes may still be the swing's; so a toe left
+                // hanging over a nosing (heel on the higher tread) is judged once more on
+                // the first probes taken where the foot stands. A heel hanging off a step
+                // up is left alone: that is how feet stand on stairs.
                 let landed = !was_locked && state.lock.is_locked();
                 landed_now = landed;
-                match (landed, state.source, tread_shift(&result, &config)) {
+                if !state.lock.is_locked() {
+                    state.settle_pending = false;
+                }
+                let under_foot = result.ran && result.look_ahead_used_xz.length_squared() < 1e-6;
+                let toe_overhangs = matches!(
+                    (result.heel, result.toe),
+                    (Some(h), Some(t)) if h.point.y > t.point.y
+                );
+                let settle_now = (landed && !toe_overhangs)
+                    || (state.settle_pending && under_foot && toe_overhangs);
+                if landed {
+                    state.settle_pending = true;
+                }
+                if under_foot && !landed {
+                    state.settle_pending = false;
+                }
+                match (settle_now, state.source, tread_shift(&result, &config)) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
+                        state.settle_pending = false;
+                        landed_now = true;
                         pinned + shift
                     }
                     _ => pinned,
@@ -752,9 +776,15 @@ fn lerp(a: f32, b: f32, t: f32) -> f32 {
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
 /// foot (world xz) that puts it fully on one side, the shorter way, with the margin; `None`
-/// without a located edge or with placement off.
+/// without a located step edge or with placement off.
 fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> {
     if config.max_placement_m <= 0.0 {
+        return None;
+    }
+    // Steps only (the same slope on both sides, a riser between): a crest or a crease is
+    // stood on as it is.
+    let (heel, toe) = (result.heel?, result.toe?);
+    if heel.normal.angle_between(toe.normal) > 5f32.to_radians() {
         return None;
     }
     let f = result.edge_fraction?;
@@ -1083,6 +1113,43 @@ mod tests {
             "sole {heel} {ball}"
         );
         assert_eq!(r.ik.output().knee_flips, 0);
+
+        // A step down (the toe hanging over the nosing) is settled too, on the first
+        // probes taken where the foot stands.
+        let down = StepWorld {
+            edge_z,
+            step_m: -0.15,
+        };
+        let mut r = rig(FootIkMode::Predictive);
+        for _ in 0..30 {
+            tick(&mut r, &down, &input(Vec3::ZERO, 1.0));
+        }
+        let heel = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
+        let ball = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        assert_eq!(side(heel.z), side(ball.z), "down: heel {heel}, ball {ball}");
+        let ground = if side(ball.z) { -0.15 } else { 0.0 };
+        assert!(
+            (heel.y.min(ball.y) - ground).abs() < 3e-3,
+            "down: sole {heel} {ball}"
+        );
+
+        // With placement off the same foot stays across the edge.
+        let mut r = rig(FootIkMode::Predictive);
+        r.ik.config.max_placement_m = 0.0;
+        for _ in 0..30 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        let heel = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
+        let ball = r
+            .model
+            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        assert_ne!(side(heel.z), side(ball.z), "placement off: {heel} {ball}");
     }
 
     #[test]
