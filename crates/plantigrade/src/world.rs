@@ -152,3 +152,71 @@ pub trait World {
     /// not move anything in the world; the caller keeps the character's position.
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult;
 }
+
+/// Worlds for the core's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::cell::Cell;
+
+    use glam::Vec3;
+
+    use super::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+
+    /// Ground given by a function of world `(x, z)` → `(height m, unit normal)`, `None`
+    /// for a hole. It answers straight-down rays only (every probe in the core casts down,
+    /// and this asserts it) and counts them; capsule casts see nothing and
+    /// collide-and-slide moves as asked, grounded.
+    pub(crate) struct HeightWorld<F> {
+        ground: F,
+        rays: Cell<u32>,
+    }
+
+    impl<F: Fn(f32, f32) -> Option<(f32, Vec3)>> HeightWorld<F> {
+        pub(crate) fn new(ground: F) -> Self {
+            Self {
+                ground,
+                rays: Cell::new(0),
+            }
+        }
+
+        /// Rays cast so far.
+        pub(crate) fn rays(&self) -> u32 {
+            self.rays.get()
+        }
+    }
+
+    impl<F: Fn(f32, f32) -> Option<(f32, Vec3)>> World for HeightWorld<F> {
+        fn cast_ray(&self, origin: Vec3, dir: Vec3, max: f32, _: QueryFilter) -> Option<RayHit> {
+            self.rays.set(self.rays.get() + 1);
+            assert!(dir.y < -0.999, "probes cast straight down");
+            let (height_m, normal) = (self.ground)(origin.x, origin.z)?;
+            let distance_m = origin.y - height_m;
+            (0.0..=max).contains(&distance_m).then_some(RayHit {
+                point: Vec3::new(origin.x, height_m, origin.z),
+                normal,
+                distance_m,
+            })
+        }
+
+        fn cast_capsule(
+            &self,
+            _: Capsule,
+            _: Vec3,
+            _: Vec3,
+            _: f32,
+            _: QueryFilter,
+        ) -> Option<RayHit> {
+            None
+        }
+
+        fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
+            MoveResult {
+                translation: request.desired_translation,
+                grounded: true,
+                floor_normal: None,
+                sliding_down_slope: false,
+                hit_wall: false,
+            }
+        }
+    }
+}

@@ -433,67 +433,14 @@ pub fn other_surface(result: &FootProbeResult, config: &ProbeConfig) -> Option<S
 mod tests {
     use super::*;
     use crate::course::{AnalyticWorld, Course};
-    use crate::world::{Capsule, MoveRequest, MoveResult};
+    use crate::world::testing::HeightWorld;
 
-    /// A world of one flat floor at `floor_y` for z < `step_z` and one at `step_y` beyond,
-    /// with the riser's hit reported by rays that land exactly on it, counting rays.
-    struct StepWorld {
-        floor_y: f32,
-        step_z: f32,
-        step_y: f32,
-        rays: std::cell::Cell<u32>,
-        /// Rays whose xz lies beyond this z miss (a gap).
-        gap_from_z: f32,
-    }
-
-    impl World for StepWorld {
-        fn cast_ray(&self, origin: Vec3, dir: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
-            self.rays.set(self.rays.get() + 1);
-            assert!(dir.y < -0.999, "probes cast straight down");
-            if origin.z >= self.gap_from_z {
-                return None;
-            }
-            let y = if origin.z < self.step_z {
-                self.floor_y
-            } else {
-                self.step_y
-            };
-            let d = origin.y - y;
-            (0.0..=max).contains(&d).then_some(RayHit {
-                point: Vec3::new(origin.x, y, origin.z),
-                normal: Vec3::Y,
-                distance_m: d,
-            })
-        }
-        fn cast_capsule(
-            &self,
-            _: Capsule,
-            _: Vec3,
-            _: Vec3,
-            _: f32,
-            _: QueryFilter,
-        ) -> Option<RayHit> {
-            None
-        }
-        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
-            MoveResult {
-                translation: r.desired_translation,
-                grounded: true,
-                floor_normal: None,
-                sliding_down_slope: false,
-                hit_wall: false,
-            }
-        }
-    }
-
-    fn step_world(gap_from_z: f32) -> StepWorld {
-        StepWorld {
-            floor_y: 0.0,
-            step_z: 1.0,
-            step_y: 0.2,
-            rays: Default::default(),
-            gap_from_z,
-        }
+    /// A floor at 0 for z < 1.0 and a step at 0.2 beyond, with a gap (no ground) from
+    /// `gap_from_z` on.
+    fn step_world(gap_from_z: f32) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+        HeightWorld::new(move |_, z| {
+            (z < gap_from_z).then_some((if z < 1.0 { 0.0 } else { 0.2 }, Vec3::Y))
+        })
     }
 
     fn request(heel_z: f32, offset_z: f32) -> FootProbeRequest {
@@ -615,7 +562,7 @@ mod tests {
             run_foot_probe(&world, QueryFilter::GROUND, &config, &skip),
             FootProbeResult::NOT_RUN
         );
-        assert_eq!(world.rays.get(), 0);
+        assert_eq!(world.rays(), 0);
     }
 
     fn hit(point: Vec3, normal: Vec3) -> Option<RayHit> {

@@ -850,44 +850,24 @@ mod tests {
     use super::*;
     use crate::ik::foot::run_foot_probe;
     use crate::mannequin::Mannequin;
-    use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+    use crate::world::testing::HeightWorld;
+    use crate::world::{QueryFilter, World};
 
     /// Ground at `left_m` for x > 0 (the character's left at yaw 0), `right_m` for x ≤ 0;
     /// `None` is a hole.
-    struct SplitWorld {
+    fn split_world(
         left_m: Option<f32>,
         right_m: Option<f32>,
+    ) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+        HeightWorld::new(move |x, _| if x > 0.0 { left_m } else { right_m }.map(|h| (h, Vec3::Y)))
     }
 
-    impl World for SplitWorld {
-        fn cast_ray(&self, o: Vec3, d: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
-            let h = if o.x > 0.0 { self.left_m } else { self.right_m }?;
-            let dist = o.y - h;
-            (d.y < -0.99 && (0.0..=max).contains(&dist)).then_some(RayHit {
-                point: Vec3::new(o.x, h, o.z),
-                normal: Vec3::Y,
-                distance_m: dist,
-            })
-        }
-        fn cast_capsule(
-            &self,
-            _: Capsule,
-            _: Vec3,
-            _: Vec3,
-            _: f32,
-            _: QueryFilter,
-        ) -> Option<RayHit> {
-            None
-        }
-        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
-            MoveResult {
-                translation: r.desired_translation,
-                grounded: true,
-                floor_normal: None,
-                sliding_down_slope: false,
-                hit_wall: false,
-            }
-        }
+    /// A step: ground at 0 for z < `edge_z`, at `step_m` beyond.
+    fn step_world(
+        edge_z: f32,
+        step_m: f32,
+    ) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+        HeightWorld::new(move |_, z| Some((if z < edge_z { 0.0 } else { step_m }, Vec3::Y)))
     }
 
     struct Rig {
@@ -961,10 +941,7 @@ mod tests {
     #[test]
     fn each_foot_stands_on_its_own_ground() {
         let mut r = rig(FootIkMode::Predictive);
-        let world = SplitWorld {
-            left_m: Some(0.08),
-            right_m: Some(-0.04),
-        };
+        let world = split_world(Some(0.08), Some(-0.04));
         let mut soles = [0.0; 2];
         for _ in 0..60 {
             soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
@@ -979,10 +956,7 @@ mod tests {
     #[test]
     fn the_pelvis_comes_down_when_a_foot_cannot_reach() {
         let mut r = rig(FootIkMode::Predictive);
-        let world = SplitWorld {
-            left_m: Some(0.0),
-            right_m: Some(-0.3),
-        };
+        let world = split_world(Some(0.0), Some(-0.3));
         let mut soles = [0.0; 2];
         for _ in 0..90 {
             soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
@@ -996,10 +970,7 @@ mod tests {
         assert!((soles[1] + 0.3).abs() < 5e-3, "right sole at {}", soles[1]);
         assert!(soles[0].abs() < 5e-3, "left sole at {}", soles[0]);
         // Flat again: the pelvis returns, slower than it went down.
-        let flat = SplitWorld {
-            left_m: Some(0.0),
-            right_m: Some(0.0),
-        };
+        let flat = split_world(Some(0.0), Some(0.0));
         tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
         let after_one = r.ik.output().pelvis_offset_m;
         assert!(
@@ -1014,10 +985,7 @@ mod tests {
 
     #[test]
     fn contact_comes_from_the_curve_or_else_the_foot_speed() {
-        let world = SplitWorld {
-            left_m: Some(0.0),
-            right_m: Some(0.0),
-        };
+        let world = split_world(Some(0.0), Some(0.0));
         // Curve says swing: contact eases to 0 within the ease time.
         let mut r = rig(FootIkMode::Predictive);
         tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
@@ -1039,43 +1007,6 @@ mod tests {
         assert!(r.ik.output().feet.iter().all(|f| f.contact == 1.0));
     }
 
-    /// A step: ground at 0 for z < `edge_z`, at `step_m` beyond.
-    struct StepWorld {
-        edge_z: f32,
-        step_m: f32,
-    }
-
-    impl World for StepWorld {
-        fn cast_ray(&self, o: Vec3, d: Vec3, max: f32, _f: QueryFilter) -> Option<RayHit> {
-            let h = if o.z < self.edge_z { 0.0 } else { self.step_m };
-            let dist = o.y - h;
-            (d.y < -0.99 && (0.0..=max).contains(&dist)).then_some(RayHit {
-                point: Vec3::new(o.x, h, o.z),
-                normal: Vec3::Y,
-                distance_m: dist,
-            })
-        }
-        fn cast_capsule(
-            &self,
-            _: Capsule,
-            _: Vec3,
-            _: Vec3,
-            _: f32,
-            _: QueryFilter,
-        ) -> Option<RayHit> {
-            None
-        }
-        fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
-            MoveResult {
-                translation: r.desired_translation,
-                grounded: true,
-                floor_normal: None,
-                sliding_down_slope: false,
-                hit_wall: false,
-            }
-        }
-    }
-
     #[test]
     fn a_foot_landing_across_a_step_edge_is_set_down_on_one_tread() {
         let mut r = rig(FootIkMode::Predictive);
@@ -1086,10 +1017,7 @@ mod tests {
         local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
         let feet = r.ik.rig().animated_feet(&r.model);
         let edge_z = 0.5 * (feet[0].heel_model.z + feet[0].ball_model.z);
-        let world = StepWorld {
-            edge_z,
-            step_m: 0.15,
-        };
+        let world = step_world(edge_z, 0.15);
         for _ in 0..30 {
             tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         }
@@ -1116,10 +1044,7 @@ mod tests {
 
         // A step down (the toe hanging over the nosing) is settled too, on the first
         // probes taken where the foot stands.
-        let down = StepWorld {
-            edge_z,
-            step_m: -0.15,
-        };
+        let down = step_world(edge_z, -0.15);
         let mut r = rig(FootIkMode::Predictive);
         for _ in 0..30 {
             tick(&mut r, &down, &input(Vec3::ZERO, 1.0));
@@ -1155,17 +1080,11 @@ mod tests {
     #[test]
     fn a_total_miss_fades_the_ik_out_without_a_snap() {
         let mut r = rig(FootIkMode::Predictive);
-        let ground = SplitWorld {
-            left_m: Some(0.1),
-            right_m: Some(0.1),
-        };
+        let ground = split_world(Some(0.1), Some(0.1));
         for _ in 0..30 {
             tick(&mut r, &ground, &input(Vec3::ZERO, 1.0));
         }
-        let hole = SplitWorld {
-            left_m: None,
-            right_m: None,
-        };
+        let hole = split_world(None, None);
         let mut last = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
         let mut last_alpha = r.ik.output().feet[0].ik_alpha;
         let max_step = (1.0 / 60.0) / r.ik.config.miss_fade_s + 1e-5;
@@ -1186,10 +1105,7 @@ mod tests {
 
     #[test]
     fn mode_none_and_bad_input_leave_the_animation_alone() {
-        let world = SplitWorld {
-            left_m: Some(0.1),
-            right_m: Some(0.1),
-        };
+        let world = split_world(Some(0.1), Some(0.1));
         let mut r = rig(FootIkMode::None);
         let soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         assert!(soles.iter().all(|s| s.abs() < 2e-3), "{soles:?}");

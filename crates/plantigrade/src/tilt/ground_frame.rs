@@ -611,47 +611,19 @@ fn probe_flight(
 mod tests {
     use super::*;
     use crate::course::{AnalyticWorld, Course};
-    use crate::world::{Capsule, MoveRequest, MoveResult};
+    use crate::world::testing::HeightWorld;
 
     const PELVIS_HEIGHT_M: f32 = 0.93;
 
-    /// A ground given by a height function and its gradient; exact for downward rays.
-    struct FieldWorld<F: Fn(f32, f32) -> (f32, f32, f32)> {
-        /// `(x, z)` → (height, ∂h/∂x, ∂h/∂z).
-        field: F,
-    }
-
-    impl<F: Fn(f32, f32) -> (f32, f32, f32)> World for FieldWorld<F> {
-        fn cast_ray(
-            &self,
-            origin: Vec3,
-            _direction: Vec3,
-            max_distance_m: f32,
-            _filter: QueryFilter,
-        ) -> Option<RayHit> {
-            let (h, dx, dz) = (self.field)(origin.x, origin.z);
-            let distance_m = origin.y - h;
-            (0.0..=max_distance_m)
-                .contains(&distance_m)
-                .then(|| RayHit {
-                    point: Vec3::new(origin.x, h, origin.z),
-                    normal: Vec3::new(-dx, 1.0, -dz).normalize(),
-                    distance_m,
-                })
-        }
-        fn cast_capsule(
-            &self,
-            _: Capsule,
-            _: Vec3,
-            _: Vec3,
-            _: f32,
-            _: QueryFilter,
-        ) -> Option<RayHit> {
-            None
-        }
-        fn move_capsule(&self, _: &MoveRequest) -> MoveResult {
-            unreachable!("not used by the tilt")
-        }
+    /// A ground given by a height function `(x, z)` → (height, ∂h/∂x, ∂h/∂z); exact for
+    /// downward rays.
+    fn field_world(
+        field: impl Fn(f32, f32) -> (f32, f32, f32),
+    ) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+        HeightWorld::new(move |x, z| {
+            let (h, dx, dz) = field(x, z);
+            Some((h, Vec3::new(-dx, 1.0, -dz).normalize()))
+        })
     }
 
     fn frame_at(
@@ -767,16 +739,14 @@ mod tests {
         let ridge = |side_deg: f32| {
             let side = side_deg.to_radians().tan();
             let ahead = 10f32.to_radians().tan();
-            FieldWorld {
-                field: move |x: f32, z: f32| {
-                    let dx = x - 0.02;
-                    (
-                        1.0 - dx.abs() * side + z * ahead,
-                        -side * dx.signum(),
-                        ahead,
-                    )
-                },
-            }
+            field_world(move |x: f32, z: f32| {
+                let dx = x - 0.02;
+                (
+                    1.0 - dx.abs() * side + z * ahead,
+                    -side * dx.signum(),
+                    ahead,
+                )
+            })
         };
         let world = ridge(20.0);
         let root = Vec3::new(0.0, 1.0, 0.0);
@@ -804,16 +774,14 @@ mod tests {
         // The crest at x = 0.02 with 25° sides, rising 10° ahead; the centre ray lands on
         // the -X side, whose normal alone would ask for 25° of roll.
         let (side, ahead) = (25f32.to_radians().tan(), 10f32.to_radians().tan());
-        let world = FieldWorld {
-            field: move |x: f32, z: f32| {
-                let dx = x - 0.02;
-                (
-                    1.0 - dx.abs() * side + z * ahead,
-                    -side * dx.signum(),
-                    ahead,
-                )
-            },
-        };
+        let world = field_world(move |x: f32, z: f32| {
+            let dx = x - 0.02;
+            (
+                1.0 - dx.abs() * side + z * ahead,
+                -side * dx.signum(),
+                ahead,
+            )
+        });
         let root = Vec3::new(0.0, 1.0 - 0.02 * side, 0.0);
         let input = TiltInput {
             world: &world,
