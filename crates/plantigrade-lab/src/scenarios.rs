@@ -371,7 +371,7 @@ pub fn run_scenario(
     character.set_probe_timing(probes);
     character.set_debug_draw(setup_debug_draw(mode));
     tilt.configure(character.tilt_config_mut());
-    let sampler = Sampler::new(&character, graph);
+    let sampler = Sampler::new(graph);
     let dt = 1.0 / hz;
     let travel = path.end_s - path.start_s;
     let max_time_s = match scenario.kind {
@@ -658,7 +658,7 @@ struct Sampler {
 }
 
 impl Sampler {
-    fn new(character: &Character, graph: &GraphAsset) -> Sampler {
+    fn new(graph: &GraphAsset) -> Sampler {
         let skeleton = graph.skeleton();
         let map = plantigrade::HumanoidMap::detect(skeleton);
         let legs = plantigrade::Side::BOTH.map(|side| {
@@ -672,7 +672,6 @@ impl Sampler {
                 sockets.ball_foot_local,
             ))
         });
-        let _ = character;
         Sampler {
             pelvis: map.pelvis,
             head: map.head,

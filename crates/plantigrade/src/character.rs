@@ -215,11 +215,10 @@ impl Character {
         // Animation. TILT-7 as stride warping: on a slope or a flight of stairs the gait
         // plays faster by the slope scale (last tick's; 1 on flat ground and in the air) and
         // foot IK shortens the stride by as much, so the feet keep the ground speed.
-        let stride_warp = self.foot_ik.is_ok()
-            && self
-                .foot_ik
-                .as_ref()
-                .is_ok_and(|f| f.config.mode != FootIkMode::None);
+        let stride_warp = self
+            .foot_ik
+            .as_ref()
+            .is_ok_and(|f| f.config.mode != FootIkMode::None);
         let slope_scale = self
             .tilt_output
             .as_ref()
@@ -275,10 +274,7 @@ impl Character {
                 .map(|f| self.feet_world + facing * f.ankle_model);
             let input = TiltInput {
                 world,
-                filter: QueryFilter {
-                    layers: Layers::GROUND,
-                    exclude: self.body,
-                },
+                filter: self.ground_filter(),
                 root_world: self.feet_world,
                 facing_yaw_rad: self.movement.facing_yaw_rad(),
                 pelvis_model: self.model.position_model(pelvis),
@@ -331,6 +327,7 @@ impl Character {
         };
 
         // Foot IK.
+        let ground = self.ground_filter();
         if let Ok(foot_ik) = &mut self.foot_ik {
             let input = FootIkInput {
                 root_world: self.feet_world,
@@ -348,10 +345,7 @@ impl Character {
                 self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
             if !skip {
                 let requests = foot_ik.plan_probes(&input, &self.animated_feet);
-                let ground = QueryFilter {
-                    layers: Layers::GROUND,
-                    exclude: self.body,
-                };
+
                 let results = match self.probe_timing {
                     ProbeTiming::Immediate => {
                         requests.map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r))
@@ -505,16 +499,18 @@ impl Character {
         self.probe_results = Some(results);
     }
 
+    /// Ground layers, this character's own collider left out: what foot and tilt probes see.
+    fn ground_filter(&self) -> QueryFilter {
+        QueryFilter {
+            layers: Layers::GROUND,
+            exclude: self.body,
+        }
+    }
+
     /// The probe settings and filter a batch runner should use for this character.
     pub fn probe_setup(&self) -> Option<(crate::ik::ProbeConfig, QueryFilter)> {
         let foot_ik = self.foot_ik.as_ref().ok()?;
-        Some((
-            foot_ik.config.probe,
-            QueryFilter {
-                layers: Layers::GROUND,
-                exclude: self.body,
-            },
-        ))
+        Some((foot_ik.config.probe, self.ground_filter()))
     }
 
     /// Feet (capsule bottom, root joint) in world space (m).
