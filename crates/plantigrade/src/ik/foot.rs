@@ -379,12 +379,18 @@ pub fn fit_support_plane(
     }
 }
 
+/// Heel and toe hits on surfaces of the same slope (within 5°): a step between them is a
+/// riser, not a crease or a crest.
+pub(crate) fn same_slope(heel: RayHit, toe: RayHit) -> bool {
+    heel.normal.angle_between(toe.normal) < 5f32.to_radians()
+}
+
 /// Two hits on differently sloped surfaces in a concave crease (the higher hit rises above
 /// the lower surface carried on, as at the foot of a ramp, not a step's riser): the plane
 /// through both hits, level across the foot. `None` for steps (same slope both sides: a
 /// riser between them) and for convex crests.
 fn crease_plane(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
-    if heel.normal.angle_between(toe.normal) < 5f32.to_radians() {
+    if same_slope(heel, toe) {
         return None;
     }
     let (higher, lower) = if toe.point.y >= heel.point.y {

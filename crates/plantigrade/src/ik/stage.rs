@@ -784,7 +784,7 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     // Steps only (the same slope on both sides, a riser between): a crest or a crease is
     // stood on as it is.
     let (heel, toe) = (result.heel?, result.toe?);
-    if heel.normal.angle_between(toe.normal) > 5f32.to_radians() {
+    if !super::foot::same_slope(heel, toe) {
         return None;
     }
     let f = result.edge_fraction?;
