@@ -393,15 +393,7 @@ fn crease_plane(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
     if same_slope(heel, toe) {
         return None;
     }
-    let (higher, lower) = if toe.point.y >= heel.point.y {
-        (toe, heel)
-    } else {
-        (heel, toe)
-    };
-    let lower_plane = SupportPlane::through(lower.point, lower.normal)?;
-    if higher.point.y < lower_plane.height_at(higher.point.x, higher.point.z) {
-        return None;
-    }
+    lower_plane_if_concave(heel, toe)?;
     let chord = (toe.point - heel.point).try_normalize()?;
     // Up, minus its part along the chord: normal to the chord, level across the foot.
     let normal = (Vec3::Y - chord * chord.y).try_normalize()?;
@@ -412,27 +404,25 @@ fn crease_plane(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
 /// surface), the plane of the lower hit: the foot must stay above both surfaces, which at
 /// the foot of a ramp is not the same as above the higher one alone. `None` when the hits
 /// do not form an edge, or at a convex crest.
-pub fn other_surface(result: &FootProbeResult, config: &ProbeConfig) -> Option<SupportPlane> {
-    let min_up = config.max_support_slope_rad.cos();
-    let (h, t) = (result.heel?, result.toe?);
-    if h.normal.y < min_up || t.normal.y < min_up {
-        return None;
-    }
-    let (_, source) = fit_support_plane(result, config)?;
+pub fn other_surface(result: &FootProbeResult, source: SupportSource) -> Option<SupportPlane> {
     if source != SupportSource::Edge {
         return None;
     }
-    let (higher, lower) = if t.point.y >= h.point.y {
-        (t, h)
+    lower_plane_if_concave(result.heel?, result.toe?)
+}
+
+/// For two hits at different heights, the lower hit's plane when the higher hit rises
+/// above it carried on (concave: the foot of a ramp, a step up), where a foot must clear
+/// both; `None` when convex (a crest, where the lower surface carried on would pass above
+/// the higher hit).
+fn lower_plane_if_concave(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
+    let (higher, lower) = if toe.point.y >= heel.point.y {
+        (toe, heel)
     } else {
-        (h, t)
+        (heel, toe)
     };
     let lower_plane = SupportPlane::through(lower.point, lower.normal)?;
-    // Concave (the higher hit rises above the lower surface carried forward: the foot of a
-    // ramp, a step up): the foot must clear both. Convex (a crest, where the lower surface
-    // carried on would pass above the higher hit): the higher surface alone holds the foot.
-    let concave = higher.point.y >= lower_plane.height_at(higher.point.x, higher.point.z);
-    concave.then_some(lower_plane)
+    (higher.point.y >= lower_plane.height_at(higher.point.x, higher.point.z)).then_some(lower_plane)
 }
 
 #[cfg(test)]
@@ -633,7 +623,7 @@ mod tests {
             0.15
         );
         // The lower surface is kept as the second plane the foot must clear.
-        let other = other_surface(&r, &config).unwrap();
+        let other = other_surface(&r, fit_support_plane(&r, &config).unwrap().1).unwrap();
         assert_eq!(other.height_at(0.0, 0.2), 0.0);
         // A crest (20° ramp below the heel, flat top under the toe): convex, the flat top
         // alone; the ramp carried on would float the toe above the top.
@@ -644,7 +634,7 @@ mod tests {
             ran: true,
             ..FootProbeResult::NOT_RUN
         };
-        assert!(other_surface(&crest, &config).is_none());
+        assert!(other_surface(&crest, fit_support_plane(&crest, &config).unwrap().1).is_none());
         assert_eq!(
             fit_support_plane(&crest, &config).unwrap().1,
             SupportSource::Edge

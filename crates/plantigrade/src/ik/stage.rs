@@ -458,7 +458,7 @@ impl FootIk {
                             ease(state.support, 1.0, dt_s, config.miss_fade_s)
                         };
                         state.source = Some(source);
-                        state.second_plane = other_surface(&result, &config.probe);
+                        state.second_plane = other_surface(&result, source);
                         // Heights are compared where the foot is going (the landing
                         // point), not extrapolated back to where it is.
                         let ahead = result.look_ahead_used_xz;
