@@ -55,6 +55,11 @@ pub struct FootSample {
     pub ground_under_heel_m: Option<f32>,
     /// Analytic ground height under the ball point (m); `None` off the course.
     pub ground_under_ball_m: Option<f32>,
+    /// How deep the heel and ball points are inside the ground: the distance to the nearest
+    /// surface, 0 on or above it (m; see `Course::depth_below_surface_m`). `None` when not
+    /// known; penetration then takes the height below the ground under the point.
+    pub heel_depth_m: Option<f32>,
+    pub ball_depth_m: Option<f32>,
     /// 0..1 from the FootContact curve; NaN when the clip has none (stance then falls back to
     /// the foot's speed).
     pub contact: f32,
@@ -100,11 +105,16 @@ pub struct TickSample {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct FootQuality {
     /// QUAL-1, mean over foot-ticks of grounded ticks with at least one sole point over the
-    /// course: per foot, the depth of its deeper sole point below the ground under it, 0 when
-    /// both are above (mm).
+    /// course: per foot, the depth of its deeper sole point inside the ground (the distance
+    /// to the nearest surface), 0 when both are above (mm).
     pub penetration_mean_mm: f32,
-    /// QUAL-1, the deepest sole point below its ground over those foot-ticks (mm).
+    /// QUAL-1, the deepest sole point over those foot-ticks (mm).
     pub penetration_max_mm: f32,
+    /// The same two measured straight down: the height of the ground above the sole point.
+    /// They differ at a riser: a toe 3 mm into it is 3 mm deep but a whole step below the
+    /// tread above it (mm).
+    pub penetration_vertical_mean_mm: f32,
+    pub penetration_vertical_max_mm: f32,
     /// QUAL-2, mean over stance foot-ticks (grounded ticks only) of the height of the lower
     /// sole point above its ground, 0 when below (penetration is reported separately) (mm).
     pub float_mean_mm: f32,
@@ -378,13 +388,21 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         return quality;
     };
 
-    // QUAL-1: per grounded foot-tick, the deeper sole point below its ground.
+    // QUAL-1: per grounded foot-tick, the deeper sole point inside the ground (and, beside
+    // it, below the ground straight up).
     let mut penetration_m = MeanMax::default();
+    let mut penetration_vertical_m = MeanMax::default();
     for sample in samples.iter().filter(|s| s.grounded) {
         for foot in &sample.feet {
-            let depths = [SolePoint::Heel, SolePoint::Ball]
+            let below = [SolePoint::Heel, SolePoint::Ball]
                 .map(|which| height_above_ground_m(foot, which).map(|h| f64::from(-h).max(0.0)));
-            if let Some(deepest) = depths.into_iter().flatten().reduce(f64::max) {
+            let depths = [foot.heel_depth_m, foot.ball_depth_m]
+                .map(|d| d.filter(|d| d.is_finite()).map(|d| f64::from(d).max(0.0)));
+            let inside = [0, 1].map(|k| below[k].map(|b| depths[k].unwrap_or(b)));
+            if let Some(deepest) = below.into_iter().flatten().reduce(f64::max) {
+                penetration_vertical_m.push(deepest);
+            }
+            if let Some(deepest) = inside.into_iter().flatten().reduce(f64::max) {
                 penetration_m.push(deepest);
             }
         }
@@ -477,6 +495,8 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
 
     quality.penetration_mean_mm = to_f32(penetration_m.mean() * 1000.0);
     quality.penetration_max_mm = to_f32(penetration_m.max * 1000.0);
+    quality.penetration_vertical_mean_mm = to_f32(penetration_vertical_m.mean() * 1000.0);
+    quality.penetration_vertical_max_mm = to_f32(penetration_vertical_m.max * 1000.0);
     quality.float_mean_mm = to_f32(MeanMax::mean_of(&floats_m) * 1000.0);
     quality.float_p95_mm = to_f32(percentile(&mut floats_m, 0.95) * 1000.0);
     quality.planted_drift_mean_mm = to_f32(drift_m.mean() * 1000.0);
@@ -677,6 +697,8 @@ pub fn trace_csv_columns() -> Vec<String> {
         for name in [
             "ground_heel_m",
             "ground_ball_m",
+            "heel_depth_m",
+            "ball_depth_m",
             "contact",
             "ik_alpha",
             "pred_x",
@@ -767,6 +789,8 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
             row.vec3(foot.ball_world);
             row.optional(foot.ground_under_heel_m);
             row.optional(foot.ground_under_ball_m);
+            row.optional(foot.heel_depth_m);
+            row.optional(foot.ball_depth_m);
             row.field(foot.contact);
             row.field(foot.ik_alpha);
             for axis in 0..3 {
@@ -871,6 +895,24 @@ mod tests {
         // 11 grounded ticks: 11 left foot-ticks at 10 mm, 10 right at 0 mm.
         assert_close(q.penetration_mean_mm, 110.0 / 21.0, 1e-4, "mixed mean");
         assert_close(q.penetration_max_mm, 10.0, 1e-4, "mixed max");
+    }
+
+    #[test]
+    fn penetration_is_the_depth_inside_the_ground_where_known() {
+        // A toe 3 mm into a riser, 200 mm below the tread above it, for 10 ticks; the heel
+        // on its tread. Penetration is the 3 mm depth; straight down it is 200 mm.
+        let samples = trace(10, HZ, |_, s| {
+            let mut left = foot_at(0.1, 0.0, 0.0);
+            left.ground_under_ball_m = Some(0.2);
+            left.heel_depth_m = Some(0.0);
+            left.ball_depth_m = Some(0.003);
+            s.feet[0] = left;
+        });
+        let q = foot_quality(&samples, HZ);
+        assert_close(q.penetration_max_mm, 3.0, 1e-4, "depth max");
+        assert_close(q.penetration_mean_mm, 1.5, 1e-4, "depth mean");
+        assert_close(q.penetration_vertical_max_mm, 200.0, 1e-3, "vertical max");
+        assert_close(q.penetration_vertical_mean_mm, 100.0, 1e-3, "vertical mean");
     }
 
     #[test]

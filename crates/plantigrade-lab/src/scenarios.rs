@@ -736,6 +736,8 @@ impl Sampler {
                 ball_world,
                 ground_under_heel_m: course.ground_height(heel_world.x, heel_world.z),
                 ground_under_ball_m: course.ground_height(ball_world.x, ball_world.z),
+                heel_depth_m: course.depth_below_surface_m(heel_world),
+                ball_depth_m: course.depth_below_surface_m(ball_world),
                 contact: self.contact_curves[i].map_or(f32::NAN, |id| c.graph().curve(id)),
                 ik_alpha: report.ik_alpha,
                 predicted_landing_world: report.predicted_world,

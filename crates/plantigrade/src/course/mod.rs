@@ -320,6 +320,58 @@ impl Course {
         self.ground(x, z).map(|g| g.normal_world)
     }
 
+    /// How deep (m) a point lies inside the ground: its distance to the nearest ground
+    /// surface, 0 on or above it, `None` off the course or for non-finite input.
+    ///
+    /// Not the height under the point: a toe 2 mm into a stair riser is 2 mm deep, though
+    /// the tread above it is a whole step higher. The depth is the smaller of the distance
+    /// to the surface above it (along the normal there: exact on a plane) and the
+    /// horizontal distance to where the ground drops below the point (a riser's face, a
+    /// pebble's flank), found in 16 directions to within 1 mm.
+    pub fn depth_below_surface_m(&self, point_world: Vec3) -> Option<f32> {
+        let ground = self.ground(point_world.x, point_world.z)?;
+        let below_m = ground.height_m - point_world.y;
+        if !point_world.is_finite() || !below_m.is_finite() {
+            return None;
+        }
+        if below_m <= 0.0 {
+            return Some(0.0);
+        }
+        let mut depth_m = below_m * ground.normal_world.y.clamp(0.0, 1.0);
+        let clear = |d: Vec2, s: f32| {
+            self.ground_height(point_world.x + d.x * s, point_world.z + d.y * s)
+                .is_some_and(|h| h <= point_world.y)
+        };
+        const DIRECTIONS: usize = 16;
+        const STEP_M: f32 = 0.01;
+        for k in 0..DIRECTIONS {
+            let angle = k as f32 * std::f32::consts::TAU / DIRECTIONS as f32;
+            let d = Vec2::new(angle.cos(), angle.sin());
+            // March out to the best depth so far, then bisect the first clear step.
+            let mut inside_m = 0.0f32;
+            let mut s = STEP_M;
+            while s < depth_m + STEP_M {
+                let s_capped = s.min(depth_m);
+                if clear(d, s_capped) {
+                    let mut hi = s_capped;
+                    while hi - inside_m > 0.001 {
+                        let mid = 0.5 * (inside_m + hi);
+                        if clear(d, mid) {
+                            hi = mid;
+                        } else {
+                            inside_m = mid;
+                        }
+                    }
+                    depth_m = depth_m.min(hi);
+                    break;
+                }
+                inside_m = s_capped;
+                s += STEP_M;
+            }
+        }
+        Some(depth_m)
+    }
+
     /// The highest walkable top surface at world `(x, z)` whose height is at most
     /// `y_max_m`: the ground under a point at that height. A foot beside the 0.5 m beam
     /// sees the floor below; a foot on the beam (pass its height plus a tolerance, e.g.

@@ -615,3 +615,38 @@ mod fuzz {
         }
     }
 }
+
+#[test]
+fn depth_below_surface_is_the_distance_to_the_nearest_ground() {
+    let c = course();
+    // Flat floor: the height below it, 0 above, nothing off the course.
+    let x = lane("flat");
+    assert_eq!(c.depth_below_surface_m(Vec3::new(x, 0.05, 5.0)), Some(0.0));
+    assert_close(
+        c.depth_below_surface_m(Vec3::new(x, -0.012, 5.0)).unwrap(),
+        0.012,
+        1e-6,
+        "flat",
+    );
+    assert_eq!(c.depth_below_surface_m(Vec3::new(x, -0.01, 12.5)), None);
+    assert_eq!(c.depth_below_surface_m(Vec3::new(f32::NAN, 0.0, 5.0)), None);
+    // A toe 3 mm into the second riser of the 20 cm flight, 5 cm below its tread: 3 mm
+    // deep (±1 mm), not the 5 cm of tread above it. In the middle of the tread, 5 cm.
+    let x = lane("stairs_20cm");
+    let riser_z = 3.0 + 0.28;
+    let toe = Vec3::new(x, 0.35, riser_z + 0.003);
+    assert_close(height(&c, x, toe.z), 0.4, 1e-5, "tread above the toe");
+    assert_close(c.depth_below_surface_m(toe).unwrap(), 0.003, 0.001, "riser");
+    let mid = Vec3::new(x, 0.35, riser_z + 0.14);
+    assert_close(c.depth_below_surface_m(mid).unwrap(), 0.05, 1e-5, "tread");
+    // A 30° ramp: 1 cm below the surface vertically is cos 30° cm deep.
+    let x = lane("ramp_30deg");
+    let z = 3.0 + 0.5 * 1.5 / 30f32.to_radians().tan();
+    let y = height(&c, x, z) - 0.01;
+    assert_close(
+        c.depth_below_surface_m(Vec3::new(x, y, z)).unwrap(),
+        0.01 * 30f32.to_radians().cos(),
+        1e-4,
+        "ramp",
+    );
+}
