@@ -66,6 +66,7 @@ fn foot_ik(c: &mut Criterion) {
                     contact_curve: *contact,
                     lod_weight: 1.0,
                     probe_feet: [true; 2],
+                    landing_in_s: [f32::NAN; 2],
                 };
                 let animated = ik.rig().animated_feet(&model);
                 let requests = ik.plan_probes(&input, &animated);

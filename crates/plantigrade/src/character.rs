@@ -79,6 +79,11 @@ pub struct Character {
     foot_ik: Result<FootIk, FootIkError>,
     animated_feet: [AnimatedFoot; 2],
     contact_curves: [Option<usize>; 2],
+    /// The dominant clip and its phase last tick, and the phase rate measured from them
+    /// (1/s), to time the next landing (see [`Character::time_to_landing_s`]).
+    phase_last: Option<(usize, f32)>,
+    phase_rate_per_s: f32,
+    landing_in_s: [f32; 2],
     probe_timing: ProbeTiming,
     probe_requests: [FootProbeRequest; 2],
     /// Batched results waiting for the next tick.
@@ -134,6 +139,9 @@ impl Character {
             foot_ik,
             animated_feet: [AnimatedFoot::default(); 2],
             contact_curves,
+            phase_last: None,
+            phase_rate_per_s: 0.0,
+            landing_in_s: [f32::NAN; 2],
             probe_timing: ProbeTiming::Immediate,
             probe_requests: [FootProbeRequest::default(); 2],
             probe_results: None,
@@ -229,6 +237,8 @@ impl Character {
             .write(&self.output.vars, self.graph.params_mut());
         self.graph.tick(dt_s, &mut self.pose)?;
         self.pending_root_motion = self.graph.root_motion();
+        let landing_in_s = self.time_to_landing_s(dt_s);
+        self.landing_in_s = landing_in_s;
         let skeleton = self.graph.asset().skeleton();
         local_to_model(skeleton, &self.pose, &mut self.model)?;
 
@@ -340,6 +350,7 @@ impl Character {
                     .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id))),
                 lod_weight,
                 probe_feet,
+                landing_in_s,
             };
             let skip =
                 self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
@@ -499,6 +510,75 @@ impl Character {
         self.probe_results = Some(results);
     }
 
+    /// How long until each foot lands (s; left, right) as of the last tick, read ahead on
+    /// the animation's contact curves: 0 for a foot in contact, NaN when the graph has no
+    /// contact curves. With [`Character::foot_ik_output`]'s predicted points, where and
+    /// when the feet come down (IK-10).
+    pub fn landing_in_s(&self) -> [f32; 2] {
+        self.landing_in_s
+    }
+
+    /// IK-1: how long until each foot lands (s), read ahead on the contact curve of the
+    /// clip that weighs most, at the rate its phase moved last tick; 0 while the foot is in
+    /// contact. NaN when the clip has no contact curve or the rate is not known yet.
+    fn time_to_landing_s(&mut self, dt_s: f32) -> [f32; 2] {
+        const NAMES: [&str; 2] = ["FootContact_L", "FootContact_R"];
+        const STEPS: usize = 48;
+        let dominant = self
+            .graph
+            .sampled_clips()
+            .iter()
+            .copied()
+            .max_by(|a, b| a.weight.total_cmp(&b.weight));
+        let Some(sampled) = dominant.filter(|s| s.normalized_time.is_finite()) else {
+            self.phase_last = None;
+            return [f32::NAN; 2];
+        };
+        let phase = sampled.normalized_time;
+        let clip = &self.graph.asset().clips()[sampled.clip];
+        // The phase rate, measured while the same clip leads; else its own clock.
+        self.phase_rate_per_s = match self.phase_last {
+            Some((last_clip, last_phase)) if last_clip == sampled.clip && dt_s > 0.0 => {
+                let moved = (phase - last_phase).rem_euclid(1.0);
+                if moved < 0.5 {
+                    moved / dt_s
+                } else {
+                    self.phase_rate_per_s
+                }
+            }
+            _ if clip.duration_s() > 0.0 => self.graph.playback_scale() / clip.duration_s(),
+            _ => 0.0,
+        };
+        self.phase_last = Some((sampled.clip, phase));
+        let rate = self.phase_rate_per_s;
+        NAMES.map(|name| {
+            let Some(curve) = clip.curve(name) else {
+                return f32::NAN;
+            };
+            let contact_at = |p: f32| curve.track.sample(clip.time_at_phase_s(p)) >= 0.5;
+            if contact_at(phase) {
+                return 0.0;
+            }
+            if rate.is_nan() || rate <= 0.0 {
+                return f32::NAN;
+            }
+            // The first step ahead in contact, then bisect the crossing.
+            let step = 1.0 / STEPS as f32;
+            let Some(k) = (1..=STEPS).find(|&k| contact_at(phase + k as f32 * step)) else {
+                return f32::NAN;
+            };
+            let (mut lo, mut hi) = ((k - 1) as f32 * step, k as f32 * step);
+            for _ in 0..5 {
+                let mid = 0.5 * (lo + hi);
+                if contact_at(phase + mid) {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            hi / rate
+        })
+    }
     /// Ground layers, this character's own collider left out: what foot and tilt probes see.
     fn ground_filter(&self) -> QueryFilter {
         QueryFilter {
@@ -738,6 +818,66 @@ mod tests {
         let count = commands.len();
         c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
         assert_eq!(c.debug_draw().commands().len(), count);
+    }
+
+    #[test]
+    fn landing_time_is_read_ahead_on_the_contact_curve() {
+        use crate::course::{AnalyticWorld, Course};
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let flat = course.section("flat").unwrap();
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let ids = ["FootContact_L", "FootContact_R"].map(|n| graph.curve_id(n).unwrap());
+        let dt = 1.0 / 60.0;
+        // Walking and running down the 12 m flat lane, timed after the start-up.
+        for (speed, ticks) in [(0.5f32, 300), (1.0, 150)] {
+            let mut c = Character::new(
+                CharacterConfig::default(),
+                graph.clone(),
+                flat.spawn_world,
+                0.0,
+            )
+            .unwrap();
+            let intent = Intent {
+                move_world: glam::Vec2::new(0.0, speed),
+                ..Intent::IDLE
+            };
+            let mut predicted = Vec::new();
+            let mut contact = Vec::new();
+            for tick in 0..ticks {
+                c.tick(dt, &intent, &world).unwrap();
+                if tick >= 60 {
+                    predicted.push(c.landing_in_s());
+                    contact.push(ids.map(|id| c.graph().curve(id) >= 0.5));
+                }
+            }
+            let mut checked = 0;
+            for foot in 0..2 {
+                for (i, p) in predicted.iter().enumerate() {
+                    let p = p[foot];
+                    assert!(
+                        p.is_finite() && p >= 0.0,
+                        "{speed}: {p} tick {i} foot {foot}"
+                    );
+                    assert_eq!(p == 0.0, contact[i][foot], "{speed}: tick {i}: {p}");
+                    let Some(j) = (i + 1..contact.len()).find(|&j| contact[j][foot]) else {
+                        continue;
+                    };
+                    if p > 0.0 {
+                        let actual = (j - i) as f32 * dt;
+                        assert!(
+                            (p - actual).abs() <= 1.5 * dt,
+                            "{speed}: foot {foot} tick {i}: predicted {p} s, lands in {actual} s"
+                        );
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(
+                checked > 40,
+                "{speed}: only {checked} swinging ticks checked"
+            );
+        }
     }
 
     #[test]

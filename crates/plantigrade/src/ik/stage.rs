@@ -197,6 +197,9 @@ pub struct FootIkInput {
     pub lod_weight: f32,
     /// Which feet may cast probes this tick (LOD alternation, IK-11).
     pub probe_feet: [bool; 2],
+    /// How long until each swinging foot lands (s), read ahead on the animation's contact
+    /// curve; NaN when not known (then the foot's last swing times it).
+    pub landing_in_s: [f32; 2],
 }
 
 /// What happened to one foot this tick (for metrics, traces and debug draw).
@@ -263,10 +266,13 @@ struct FootState {
 
 impl FootState {
     /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is
-    /// expected to land (its last swing's length minus the time swung so far) — a foot
-    /// about to land looks where it lands, not a stride further.
-    fn swing_time_left_s(&self, look_ahead_s: f32) -> f32 {
-        if self.last_swing_s > 0.0 {
+    /// expected to land (read on the animation's contact curve, else its last swing's
+    /// length minus the time swung so far) — a foot about to land looks where it lands,
+    /// not a stride further.
+    fn swing_time_left_s(&self, look_ahead_s: f32, landing_in_s: f32) -> f32 {
+        if landing_in_s.is_finite() {
+            look_ahead_s.min(landing_in_s.max(0.0))
+        } else if self.last_swing_s > 0.0 {
             look_ahead_s.min((self.last_swing_s - self.swing_time_s).max(0.0))
         } else {
             look_ahead_s
@@ -359,7 +365,7 @@ impl FootIk {
                 heel_world,
                 ball_world,
                 look_ahead_offset_world: velocity
-                    * self.feet[i].swing_time_left_s(look_ahead_s)
+                    * self.feet[i].swing_time_left_s(look_ahead_s, input.landing_in_s[i])
                     * swing,
                 single_point: self.config.mode == FootIkMode::Classic,
                 skip: skip_all || !input.probe_feet[i],
@@ -465,17 +471,18 @@ impl FootIk {
                         let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
                         let previous = state.plane.map(|p| (p, state.plane_eval_xz));
                         state.plane_eval_xz = Vec2::new(eval.x, eval.z);
-                        state.plane = Some(smooth_plane(
-                            previous,
-                            plane,
-                            eval,
-                            lerp(
-                                config.swing_smoothing_per_s,
-                                config.contact_smoothing_per_s,
-                                state.contact,
-                            ),
-                            dt_s,
-                        ));
+                        // IK-6's two speeds, but a swinging foot's plane must have arrived
+                        // by the time it lands: at least 3 time constants in the swing left.
+                        let mut rate_per_s = lerp(
+                            config.swing_smoothing_per_s,
+                            config.contact_smoothing_per_s,
+                            state.contact,
+                        );
+                        let landing_in_s = input.landing_in_s[i];
+                        if landing_in_s.is_finite() && landing_in_s > 0.0 {
+                            rate_per_s = rate_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+                        }
+                        state.plane = Some(smooth_plane(previous, plane, eval, rate_per_s, dt_s));
                     }
                     None => {
                         // IK-3: keep the last plane, fade the IK out.
@@ -802,6 +809,9 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     Some((dir * shift).clamp_length_max(config.max_placement_m))
 }
 
+/// Time constants of the swing smoothing a foot has left before it lands, at least.
+const LANDING_TIME_CONSTANTS: f32 = 3.0;
+
 /// Below this horizontal speed (m/s) nothing is "ahead" (IK-10).
 const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
 
@@ -904,6 +914,7 @@ mod tests {
             contact_curve: [contact; 2],
             lod_weight: 1.0,
             probe_feet: [true; 2],
+            landing_in_s: [f32::NAN; 2],
         }
     }
 
