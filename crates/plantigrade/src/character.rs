@@ -522,8 +522,6 @@ impl Character {
     /// clip that weighs most, at the rate its phase moved last tick; 0 while the foot is in
     /// contact. NaN when the clip has no contact curve or the rate is not known yet.
     fn time_to_landing_s(&mut self, dt_s: f32) -> [f32; 2] {
-        const NAMES: [&str; 2] = ["FootContact_L", "FootContact_R"];
-        const STEPS: usize = 48;
         let dominant = self
             .graph
             .sampled_clips()
@@ -535,7 +533,8 @@ impl Character {
             return [f32::NAN; 2];
         };
         let phase = sampled.normalized_time;
-        let clip = &self.graph.asset().clips()[sampled.clip];
+        let asset = self.graph.asset();
+        let duration_s = asset.clips()[sampled.clip].duration_s();
         // The phase rate, measured while the same clip leads; else its own clock.
         self.phase_rate_per_s = match self.phase_last {
             Some((last_clip, last_phase)) if last_clip == sampled.clip && dt_s > 0.0 => {
@@ -546,37 +545,25 @@ impl Character {
                     self.phase_rate_per_s
                 }
             }
-            _ if clip.duration_s() > 0.0 => self.graph.playback_scale() / clip.duration_s(),
+            _ if duration_s > 0.0 => self.graph.playback_scale() / duration_s,
             _ => 0.0,
         };
         self.phase_last = Some((sampled.clip, phase));
         let rate = self.phase_rate_per_s;
-        NAMES.map(|name| {
-            let Some(curve) = clip.curve(name) else {
+        self.contact_curves.map(|id| {
+            let Some(id) = id else {
                 return f32::NAN;
             };
-            let contact_at = |p: f32| curve.track.sample(clip.time_at_phase_s(p)) >= 0.5;
-            if contact_at(phase) {
+            // In contact by the same blended curve foot IK reads.
+            if self.graph.curve(id) >= 0.5 {
                 return 0.0;
             }
             if rate.is_nan() || rate <= 0.0 {
                 return f32::NAN;
             }
-            // The first step ahead in contact, then bisect the crossing.
-            let step = 1.0 / STEPS as f32;
-            let Some(k) = (1..=STEPS).find(|&k| contact_at(phase + k as f32 * step)) else {
-                return f32::NAN;
-            };
-            let (mut lo, mut hi) = ((k - 1) as f32 * step, k as f32 * step);
-            for _ in 0..5 {
-                let mid = 0.5 * (lo + hi);
-                if contact_at(phase + mid) {
-                    hi = mid;
-                } else {
-                    lo = mid;
-                }
-            }
-            hi / rate
+            asset
+                .phase_to_curve_rise(sampled.clip, id, phase)
+                .map_or(f32::NAN, |ahead| ahead / rate)
         })
     }
     /// Ground layers, this character's own collider left out: what foot and tilt probes see.

@@ -165,6 +165,9 @@ pub struct GraphAsset {
     /// Float-curve names over all clips, and per clip the curve id of each of its curves.
     pub(crate) curve_names: Vec<String>,
     pub(crate) clip_curve_ids: Vec<Vec<usize>>,
+    /// Per clip, per curve id: the phases (0..1, ascending) where the curve rises through
+    /// 0.5 (a foot's touch-down on `FootContact_*`); empty for curves the clip lacks.
+    pub(crate) curve_rises: Vec<Vec<Vec<f32>>>,
     pub(crate) params: ParamSet,
     pub(crate) nodes: Vec<Node>,
     pub(crate) machines: Vec<Machine>,
@@ -174,6 +177,42 @@ pub struct GraphAsset {
     pub(crate) root_joint: usize,
     /// Scratch poses an evaluation needs (deepest nesting × poses per level).
     pub(crate) scratch_poses: usize,
+}
+
+/// The phases (0..1, ascending) where `curve` rises through 0.5 over one pass of `clip`,
+/// sampled at 240 Hz (at least 64 samples) and bisected to within 1/64 of a sample. A
+/// looping clip's rise across its end counts at phase 0.
+fn curve_rise_phases(clip: &Clip, curve: &crate::clip::FloatCurve) -> Vec<f32> {
+    let duration = clip.duration_s();
+    if !duration.is_finite() || duration <= 0.0 {
+        return Vec::new();
+    }
+    let above = |phase: f32| curve.track.sample(clip.time_at_phase_s(phase)) >= 0.5;
+    let samples = ((duration * 240.0).ceil() as usize).clamp(64, 1 << 16);
+    let step = 1.0 / samples as f32;
+    let mut rises = Vec::new();
+    // Before phase 0: the end of the loop, or nothing for a one-shot clip.
+    let mut was_above = clip.is_looping() && above(1.0 - 0.5 * step);
+    for k in 0..samples {
+        let phase = k as f32 * step;
+        let now = above(phase);
+        if now && !was_above {
+            let (mut lo, mut hi) = ((phase - step).max(0.0), phase);
+            if k > 0 {
+                for _ in 0..6 {
+                    let mid = 0.5 * (lo + hi);
+                    if above(mid) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+            }
+            rises.push(hi);
+        }
+        was_above = now;
+    }
+    rises
 }
 
 /// Deepest nesting of state machines and blend spaces accepted.
@@ -295,6 +334,17 @@ impl GraphAsset {
             layers.push(compiler.layer(layer, node)?);
         }
         let (nodes, machines) = (compiler.nodes, compiler.machines);
+        let curve_rises = clips
+            .iter()
+            .map(|clip| {
+                (0..curve_names.len())
+                    .map(|id| {
+                        clip.curve(&curve_names[id])
+                            .map_or_else(Vec::new, |c| curve_rise_phases(clip, c))
+                    })
+                    .collect()
+            })
+            .collect();
         Ok(Self {
             skeleton: skeleton.clone(),
             clips,
@@ -302,6 +352,7 @@ impl GraphAsset {
             event_names,
             curve_names,
             clip_curve_ids,
+            curve_rises,
             params,
             nodes,
             machines,
@@ -315,6 +366,23 @@ impl GraphAsset {
 
     pub fn skeleton(&self) -> &Skeleton {
         &self.skeleton
+    }
+
+    /// How far ahead (in phase, 0 < d ≤ 1) curve `curve_id` of clip `clip` next rises
+    /// through 0.5 from `phase` (a foot's next touch-down on `FootContact_*`), wrapping
+    /// around a looping clip; `None` when the clip lacks the curve or it never rises
+    /// ahead. Found once per clip at load, so this is a short search.
+    pub fn phase_to_curve_rise(&self, clip: usize, curve_id: usize, phase: f32) -> Option<f32> {
+        let rises = self.curve_rises.get(clip)?.get(curve_id)?;
+        if !phase.is_finite() {
+            return None;
+        }
+        if let Some(&next) = rises.iter().find(|&&r| r > phase) {
+            return Some(next - phase);
+        }
+        let looping = self.clips.get(clip)?.is_looping();
+        let first = *rises.first()?;
+        looping.then_some(first + 1.0 - phase)
     }
 
     /// The clips the graph plays from, in the order given at load.

@@ -418,3 +418,61 @@ fn nested_state_machine_runs_as_a_sub_graph() {
     g.tick(DT, &mut pose).unwrap();
     assert_eq!(g.current_state(inner), asset.state_id(inner, "A"));
 }
+
+#[test]
+fn curve_rises_are_found_once_and_read_ahead_with_wrap() {
+    // A 2 s loop in contact over [0.3, 0.7] s and [1.3, 1.7] s (phases 0.15 and 0.65 up),
+    // and the same curve on a one-shot clip.
+    let contact = || crate::clip::FloatCurve {
+        name: "FootContact_R".into(),
+        track: Track::linear([
+            (0.0, 0.0),
+            (0.2, 0.0),
+            (0.4, 1.0),
+            (0.6, 1.0),
+            (0.8, 0.0),
+            (1.2, 0.0),
+            (1.4, 1.0),
+            (1.6, 1.0),
+            (1.8, 0.0),
+            (2.0, 0.0),
+        ])
+        .unwrap(),
+    };
+    let mut clips = clips();
+    clips.push(hold("Walk", 0.0, 0.0, 2.0).with_curve(contact()).unwrap());
+    clips.push(
+        hold("Stop", 0.0, 0.0, 2.0)
+            .with_looping(false)
+            .with_curve(contact())
+            .unwrap(),
+    );
+    let src = format!(
+        r#"GraphDef({PARAMS} base: StateMachine((initial: "A", states: [(name: "A", node: Clip(clip: "A")), (name: "W", node: Clip(clip: "Walk")), (name: "S", node: Clip(clip: "Stop"))], transitions: [])))"#
+    );
+    let asset = GraphAsset::from_ron(&src, &rig(), clips).unwrap();
+    let id = asset.curve_id("FootContact_R").unwrap();
+    let walk = asset
+        .clips()
+        .iter()
+        .position(|c| c.name() == "Walk")
+        .unwrap();
+    let stop = asset
+        .clips()
+        .iter()
+        .position(|c| c.name() == "Stop")
+        .unwrap();
+    let close = |a: Option<f32>, b: f32| a.is_some_and(|a| (a - b).abs() < 1e-3);
+    assert!(close(asset.phase_to_curve_rise(walk, id, 0.0), 0.15));
+    assert!(close(asset.phase_to_curve_rise(walk, id, 0.4), 0.25));
+    // Past the last rise of a loop: the first one, one cycle on.
+    assert!(close(asset.phase_to_curve_rise(walk, id, 0.9), 0.25));
+    // A one-shot clip does not wrap.
+    assert!(close(asset.phase_to_curve_rise(stop, id, 0.4), 0.25));
+    assert_eq!(asset.phase_to_curve_rise(stop, id, 0.9), None);
+    // No such curve on the clip, no such clip, no phase.
+    let b = asset.clips().iter().position(|c| c.name() == "B").unwrap();
+    assert_eq!(asset.phase_to_curve_rise(b, id, 0.1), None);
+    assert_eq!(asset.phase_to_curve_rise(99, id, 0.1), None);
+    assert_eq!(asset.phase_to_curve_rise(walk, id, f32::NAN), None);
+}
