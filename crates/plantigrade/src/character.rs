@@ -88,6 +88,8 @@ pub struct Character {
     probe_requests: [FootProbeRequest; 2],
     /// Batched results waiting for the next tick.
     probe_results: Option<[FootProbeResult; 2]>,
+    /// Batched timing has run a tick (the first one probes at once: nothing is waiting).
+    batched_started: bool,
     /// LOD tier by distance to the viewer (IK-11); full detail while no viewer is set.
     lod: Lod,
     viewer_world: Option<Vec3>,
@@ -145,6 +147,7 @@ impl Character {
             probe_timing: ProbeTiming::Immediate,
             probe_requests: [FootProbeRequest::default(); 2],
             probe_results: None,
+            batched_started: false,
             lod: Lod::new(LodConfig::default()),
             viewer_world: None,
             look_at: LookAt::new(look_at_config),
@@ -361,11 +364,18 @@ impl Character {
                     ProbeTiming::Immediate => {
                         requests.map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r))
                     }
-                    ProbeTiming::Batched => self
-                        .probe_results
-                        .take()
-                        .unwrap_or([FootProbeResult::NOT_RUN; 2]),
+                    ProbeTiming::Batched => match self.probe_results.take() {
+                        Some(results) => results,
+                        // The first batched tick has nothing to consume yet: it probes at
+                        // once, so a new character never shows the animation's own feet.
+                        None if !self.batched_started => requests
+                            .map(|r| run_foot_probe(world, ground, &foot_ik.config.probe, &r)),
+                        None => [FootProbeResult::NOT_RUN; 2],
+                    },
                 };
+                if self.probe_timing == ProbeTiming::Batched {
+                    self.batched_started = true;
+                }
                 self.probe_requests = requests;
                 let output = *foot_ik.solve(
                     &input,
@@ -498,6 +508,7 @@ impl Character {
     pub fn set_probe_timing(&mut self, timing: ProbeTiming) {
         self.probe_timing = timing;
         self.probe_results = None;
+        self.batched_started = false;
     }
 
     /// The probes the last tick asked for (batched timing runs them between ticks).
@@ -865,6 +876,36 @@ mod tests {
                 "{speed}: only {checked} swinging ticks checked"
             );
         }
+    }
+
+    #[test]
+    fn the_first_batched_tick_probes_at_once_and_later_ones_wait_for_results() {
+        use crate::course::{AnalyticWorld, Course};
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let ramp = course.section("ramp_20deg").unwrap();
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let mut c =
+            Character::new(CharacterConfig::default(), graph, ramp.spawn_world, 0.0).unwrap();
+        c.set_probe_timing(ProbeTiming::Batched);
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        let first = *c.foot_ik_output().unwrap();
+        assert!(first.rays_cast > 0, "first tick: {first:?}");
+        assert!(first.feet.iter().all(|f| f.ik_alpha > 0.99), "{first:?}");
+        // Later ticks cast nothing themselves: they consume what the host hands back.
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        assert_eq!(c.foot_ik_output().unwrap().rays_cast, 0);
+        let results = c.probe_requests().map(|r| {
+            run_foot_probe(
+                &world,
+                c.ground_filter(),
+                &FootIkConfig::default().probe,
+                &r,
+            )
+        });
+        c.set_probe_results(results);
+        c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+        assert!(c.foot_ik_output().unwrap().rays_cast > 0);
     }
 
     #[test]
