@@ -220,23 +220,27 @@ impl Lod {
 
     /// Whether foot `foot_index` (0 = left, 1 = right) should be probed this tick. `Full`:
     /// every foot; `Reduced`: feet whose index parity matches this tick's (exactly one of
-    /// two feet, alternating every [`Lod::update`]); `Off`: none. Feet not probed keep
-    /// their last result (one tick old in `Reduced`, which the look-ahead covers).
+    /// two feet, alternating every [`Lod::update`]); `Off`: none once faded out, and like
+    /// `Reduced` while the IK still fades out (so the fade follows the ground, not the
+    /// last planes). Feet not probed keep their last result (one tick old in `Reduced`,
+    /// which the look-ahead covers).
     pub fn probe_foot_this_tick(&self, foot_index: usize) -> bool {
+        let alternate = (foot_index % 2) as u8 == self.phase;
         match self.tier {
             LodTier::Full => true,
-            LodTier::Reduced => (foot_index % 2) as u8 == self.phase,
-            LodTier::Off => false,
+            LodTier::Reduced => alternate,
+            LodTier::Off => self.weight > 0.0 && alternate,
         }
     }
 
     /// Ground probes this tick for a two-footed character that casts
     /// `full_probes_per_foot` rays per probed foot (for reporting): `Full` 2×, `Reduced`
-    /// 1×, `Off` 0.
+    /// 1×, `Off` 1× while fading out, then 0.
     pub fn probes_per_tick(&self, full_probes_per_foot: usize) -> usize {
         match self.tier {
             LodTier::Full => full_probes_per_foot.saturating_mul(2),
             LodTier::Reduced => full_probes_per_foot,
+            LodTier::Off if self.weight > 0.0 => full_probes_per_foot,
             LodTier::Off => 0,
         }
     }
@@ -329,7 +333,17 @@ mod tests {
         assert!(lod.probe_foot_this_tick(0) && lod.probe_foot_this_tick(1));
         assert_eq!(lod.probes_per_tick(3), 6);
 
+        // Off: one foot per tick while the IK fades out, then none.
         lod.update(50.0, DT);
+        assert_eq!(lod.tier(), LodTier::Off);
+        assert!(lod.procedural_weight() > 0.0);
+        let feet = (0..2).filter(|&f| lod.probe_foot_this_tick(f)).count();
+        assert_eq!(feet, 1);
+        assert_eq!(lod.probes_per_tick(3), 3);
+        for _ in 0..60 {
+            lod.update(50.0, DT);
+        }
+        assert_eq!(lod.procedural_weight(), 0.0);
         assert!(!lod.probe_foot_this_tick(0) && !lod.probe_foot_this_tick(1));
         assert_eq!(lod.probes_per_tick(3), 0);
     }
