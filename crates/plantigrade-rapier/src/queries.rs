@@ -163,6 +163,10 @@ pub struct FloorProbe {
     pub contact_normal: Option<Vec3>,
     /// Normal (world, unit) of the walkable ground the capsule stands on, if it stands.
     pub walkable_normal: Option<Vec3>,
+    /// The walkable contact is an edge (a stair nosing the capsule's rounded bottom rests
+    /// on, with no face under the contact point): `walkable_normal` is then the rounded
+    /// contact's, tilted toward the drop, not a surface's.
+    pub on_edge: bool,
 }
 
 /// Probes what a capsule centred at `center` stands on: a downward capsule cast of
@@ -194,6 +198,7 @@ pub fn probe_floor(
         },
     );
     let contact = below.and_then(|(_, hit)| Some((hit.witness1, hit.normal1.try_normalize()?)));
+    let mut on_edge = false;
     let walkable_normal = match contact {
         Some((point, normal)) if walkable(normal) => {
             let face = cast_ray(
@@ -204,6 +209,7 @@ pub fn probe_floor(
             )
             .map(|(_, hit)| hit.normal)
             .filter(|n| walkable(*n));
+            on_edge = face.is_none();
             Some(face.unwrap_or(normal))
         }
         Some((point, _)) => {
@@ -221,6 +227,7 @@ pub fn probe_floor(
     FloorProbe {
         contact_normal: contact.map(|(_, n)| n),
         walkable_normal,
+        on_edge,
     }
 }
 
@@ -243,8 +250,10 @@ fn length_of(length: CharacterLength, capsule: Capsule) -> f32 {
 ///   plane, keeping its horizontal part (the vertical part is replaced by the floor's rise
 ///   under that horizontal motion); rapier's snap to ground then keeps contact. Without it,
 ///   pushing into the floor eats into rapier's skin gap and horizontal motion is lost on
-///   some ticks (rapier issue #418). Translations away from the floor (a jump) and moves
-///   that start airborne or on a too-steep slope are passed unchanged.
+///   some ticks (rapier issue #418). On a stair nosing (an edge, see
+///   [`FloorProbe::on_edge`]) a move along the rounded contact's plane that leaves the
+///   ground is run again with a level floor plane. Translations away from the floor (a
+///   jump) and moves that start airborne or on a too-steep slope are passed unchanged.
 ///
 /// The output is read as follows:
 ///
@@ -289,47 +298,64 @@ pub fn move_capsule(
     let max_climb = controller.max_slope_climb_angle;
     let center = capsule.center_from_feet(feet_world) + Vec3::Y * offset_m;
 
-    let mut desired = desired_translation.clamp_length_max(MAX_QUERY_DISTANCE_M);
+    let requested = desired_translation.clamp_length_max(MAX_QUERY_DISTANCE_M);
     let start = probe_floor(queries, &shape, center, probe_m, max_climb, step_m);
-    if let Some(n) = start.walkable_normal {
+    // The requested move along the floor plane `n` when it pushes into it.
+    let along_floor = |n: Vec3| {
+        let mut desired = requested;
         if desired.dot(n) < 0.0 && n.y > 0.0 {
             desired.y = -(n.x * desired.x + n.z * desired.z) / n.y;
         }
-    }
-
-    let cos_max_climb = max_climb.cos();
-    let mut walls = WallNormals {
-        normals: [Vec3::ZERO; 16],
-        count: 0,
+        desired
     };
-    let movement = controller.move_shape(
-        dt_s,
-        queries,
-        &shape,
-        &Pose::from_translation(center),
-        desired,
-        |collision| {
-            let n = collision.hit.normal1;
-            let is_wall = n.y < cos_max_climb - 1.0e-4 && n.y > -0.5;
-            if is_wall && walls.count < walls.normals.len() {
-                walls.normals[walls.count] = n;
-                walls.count += 1;
-            }
-        },
-    );
+    let cos_max_climb = max_climb.cos();
+    let run = |desired: Vec3| {
+        let mut walls = WallNormals {
+            normals: [Vec3::ZERO; 16],
+            count: 0,
+        };
+        let movement = controller.move_shape(
+            dt_s,
+            queries,
+            &shape,
+            &Pose::from_translation(center),
+            desired,
+            |collision| {
+                let n = collision.hit.normal1;
+                let is_wall = n.y < cos_max_climb - 1.0e-4 && n.y > -0.5;
+                if is_wall && walls.count < walls.normals.len() {
+                    walls.normals[walls.count] = n;
+                    walls.count += 1;
+                }
+            },
+        );
+        let end = probe_floor(
+            queries,
+            &shape,
+            center + movement.translation,
+            probe_m,
+            max_climb,
+            step_m,
+        );
+        (desired, movement, walls, end)
+    };
+
+    let (mut desired, mut movement, mut walls, mut end) =
+        run(start.walkable_normal.map_or(requested, along_floor));
+    // Resting on a stair nosing, the contact's normal tilts toward the drop; a long tick
+    // along it can launch the capsule off the step (at 30 Hz, a run up 15 cm stairs rose
+    // 8 cm into the air and played a jump). A floor-plane move that leaves the ground from
+    // an edge is run again level: rapier's autostep and snap then climb, as on a riser.
+    if start.on_edge && !(movement.grounded && end.walkable_normal.is_some()) {
+        let level = along_floor(Vec3::Y);
+        if level != desired {
+            (desired, movement, walls, end) = run(level);
+        }
+    }
     let translation = movement.translation;
     if !translation.is_finite() {
         return ZERO_MOVE;
     }
-
-    let end = probe_floor(
-        queries,
-        &shape,
-        center + translation,
-        probe_m,
-        max_climb,
-        step_m,
-    );
     let grounded = movement.grounded && end.walkable_normal.is_some();
     let cos_min_slide = controller.min_slope_slide_angle.cos();
     let sliding_down_slope = movement.is_sliding_down_slope
