@@ -779,17 +779,21 @@ impl Default for FixedTimestep {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::course::{AnalyticWorld, Course};
+
+    /// The mannequin with the default graph, standing at the spawn of `section`.
+    fn mannequin_on(course: &Course, section: &str) -> Character {
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let spawn = course.section(section).unwrap().spawn_world;
+        Character::new(CharacterConfig::default(), graph, spawn, 0.0).unwrap()
+    }
 
     #[test]
     fn debug_draw_shows_probes_and_tilt_when_enabled() {
-        use crate::course::{AnalyticWorld, Course};
         use crate::debug::DebugCommand;
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);
-        let ramp = course.section("ramp_20deg").unwrap();
-        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
-        let mut c =
-            Character::new(CharacterConfig::default(), graph, ramp.spawn_world, 0.0).unwrap();
+        let mut c = mannequin_on(&course, "ramp_20deg");
         c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
         assert!(c.debug_draw().commands().is_empty(), "off by default");
         c.set_debug_draw(true);
@@ -820,22 +824,14 @@ mod tests {
 
     #[test]
     fn landing_time_is_read_ahead_on_the_contact_curve() {
-        use crate::course::{AnalyticWorld, Course};
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);
-        let flat = course.section("flat").unwrap();
-        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
-        let ids = ["FootContact_L", "FootContact_R"].map(|n| graph.curve_id(n).unwrap());
         let dt = 1.0 / 60.0;
         // Walking and running down the 12 m flat lane, timed after the start-up.
         for (speed, ticks) in [(0.5f32, 300), (1.0, 150)] {
-            let mut c = Character::new(
-                CharacterConfig::default(),
-                graph.clone(),
-                flat.spawn_world,
-                0.0,
-            )
-            .unwrap();
+            let mut c = mannequin_on(&course, "flat");
+            let ids =
+                ["FootContact_L", "FootContact_R"].map(|n| c.graph().asset().curve_id(n).unwrap());
             let intent = Intent {
                 move_world: glam::Vec2::new(0.0, speed),
                 ..Intent::IDLE
@@ -880,13 +876,9 @@ mod tests {
 
     #[test]
     fn the_first_batched_tick_probes_at_once_and_later_ones_wait_for_results() {
-        use crate::course::{AnalyticWorld, Course};
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);
-        let ramp = course.section("ramp_20deg").unwrap();
-        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
-        let mut c =
-            Character::new(CharacterConfig::default(), graph, ramp.spawn_world, 0.0).unwrap();
+        let mut c = mannequin_on(&course, "ramp_20deg");
         c.set_probe_timing(ProbeTiming::Batched);
         c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
         let first = *c.foot_ik_output().unwrap();
