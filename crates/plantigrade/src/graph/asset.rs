@@ -105,6 +105,7 @@ pub(crate) struct BlendOptions {
     pub smoothing_up_s: Vec2,
     pub smoothing_down_s: Vec2,
     pub x_wraps: Option<(f32, f32)>,
+    pub start_phase: Option<f32>,
 }
 
 #[derive(Clone, Debug)]
@@ -699,8 +700,20 @@ impl Compiler<'_> {
                 ));
             }
         }
+        if let Some(phase) = def.start_phase {
+            if !(0.0..=1.0).contains(&phase) {
+                return Err((
+                    GraphProblem::BadNumber {
+                        what: "start_phase",
+                        value: phase,
+                    },
+                    Some(Anchor::quoted(name)),
+                ));
+            }
+        }
         Ok(BlendOptions {
             sync: def.sync,
+            start_phase: def.start_phase,
             match_speed,
             rate_range: def.rate_range,
             smoothing_up_s: Vec2::new(def.smoothing_up_s.0, def.smoothing_up_s.1),

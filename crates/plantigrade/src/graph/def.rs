@@ -100,6 +100,11 @@ pub struct BlendSpaceOptions {
     pub smoothing_down_s: (f32, f32),
     /// An axis whose values wrap around (e.g. direction −180..180), smoothed the short way.
     pub x_wraps: Option<(f32, f32)>,
+    /// Synced blends: the phase (0..1) the gait starts from when the blend leaves rest
+    /// (all its weight on clips with no authored speed, e.g. Idle). Pick the phase where
+    /// one foot is planted under the body as it is at rest, so that foot finishes its
+    /// stance instead of starting a whole new one from behind.
+    pub start_phase: Option<f32>,
 }
 
 impl Default for BlendSpaceOptions {
@@ -111,6 +116,7 @@ impl Default for BlendSpaceOptions {
             smoothing_up_s: (0.0, 0.0),
             smoothing_down_s: (0.0, 0.0),
             x_wraps: None,
+            start_phase: None,
         }
     }
 }

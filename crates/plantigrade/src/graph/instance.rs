@@ -36,6 +36,8 @@ struct NodeState {
     num_clips: usize,
     /// Synced blend: shared cycle length of the last update (seconds).
     shared_duration_s: f32,
+    /// Synced blend: all weight was on clips with no authored speed (at rest) last update.
+    at_rest: bool,
 }
 
 /// Where a crossfade comes from.
@@ -116,6 +118,11 @@ pub struct GraphInstance {
     playback_scale: f32,
     started: bool,
 }
+
+/// A clip slower than this (authored, m/s) is a rest pose for `start_phase`.
+const REST_SPEED_M_S: f32 = 0.05;
+/// Weight that may sit off the rest clips while a blend still counts as at rest.
+const REST_WEIGHT_TOLERANCE: f32 = 1e-3;
 
 /// Events reserved up front so ordinary ticks never grow the list.
 const EVENT_CAPACITY: usize = 64;
@@ -464,6 +471,23 @@ impl Update<'_> {
                     BlendSpace::Two(s) => s.sample_weights_sparse(st.query),
                 };
                 merge_by_clip(&sparse, clips, st);
+                // Leaving rest: the gait starts from its start phase (see BlendSpaceOptions).
+                let rest_weight: f32 = st.clip_weights[..st.num_clips]
+                    .iter()
+                    .filter(|&&(c, _)| {
+                        asset.clips[c].authored_speed_m_s().unwrap_or(0.0) < REST_SPEED_M_S
+                    })
+                    .map(|&(_, w)| w)
+                    .sum();
+                let at_rest = rest_weight >= 1.0 - REST_WEIGHT_TOLERANCE;
+                // A node that has not played yet starts as from rest.
+                let was_at_rest = st.at_rest || st.fresh;
+                if let (Some(phase), true, false) = (options.start_phase, was_at_rest, at_rest) {
+                    if options.sync {
+                        st.phase = phase;
+                    }
+                }
+                st.at_rest = at_rest;
                 let rate = self.playback_rate(node, options);
                 let st = &mut self.nodes[node];
                 let weighted = &st.clip_weights[..st.num_clips];

@@ -476,3 +476,44 @@ fn curve_rises_are_found_once_and_read_ahead_with_wrap() {
     assert_eq!(asset.phase_to_curve_rise(99, id, 0.1), None);
     assert_eq!(asset.phase_to_curve_rise(walk, id, f32::NAN), None);
 }
+
+#[test]
+fn a_synced_blend_leaving_rest_starts_at_its_start_phase() {
+    // "Rest" has no authored speed; "Go" moves at 1 m/s. Both 1 s long.
+    let mut clips = clips();
+    clips.push(hold("Rest", 0.0, 0.0, 1.0));
+    clips.push(
+        hold("Go", 1.0, 0.0, 1.0)
+            .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
+            .unwrap(),
+    );
+    let graph = |start: &str| {
+        let src = format!(
+            r#"GraphDef({PARAMS} base: BlendSpace1D(param: "w", samples: [(clip: "Rest", position: 0.0), (clip: "Go", position: 1.0)], options: (sync: true, start_phase: {start})))"#
+        );
+        GraphAsset::from_ron(&src, &rig(), clips.clone())
+    };
+    let asset = Arc::new(graph("Some(0.3)").unwrap());
+    let go = asset.clips().iter().position(|c| c.name() == "Go").unwrap();
+    let w = asset.params().float("w").unwrap();
+    let mut g = GraphInstance::new(asset.clone());
+    let mut pose = Pose::rest(asset.skeleton());
+    let phase = |g: &GraphInstance| g.sampled_clips()[0].normalized_time;
+    // At rest the phase runs on (0.1 s per tick of a 1 s cycle).
+    for _ in 0..5 {
+        g.tick(0.1, &mut pose).unwrap();
+    }
+    assert!((phase(&g) - 0.5).abs() < 1e-4, "{}", phase(&g));
+    // Leaving rest: the phase jumps to 0.3, then runs on.
+    g.params_mut().set_float(w, 0.5);
+    g.tick(0.1, &mut pose).unwrap();
+    let moving = g.sampled_clips().iter().find(|s| s.clip == go).unwrap();
+    assert!((moving.normalized_time - 0.4).abs() < 1e-3, "{moving:?}");
+    // Already moving: no jump.
+    g.params_mut().set_float(w, 1.0);
+    g.tick(0.1, &mut pose).unwrap();
+    assert!((phase(&g) - 0.5).abs() < 0.05, "{}", phase(&g));
+    // Out of range is refused at load.
+    let err = graph("Some(1.5)").unwrap_err();
+    assert!(err.to_string().contains("start_phase"), "{err}");
+}
