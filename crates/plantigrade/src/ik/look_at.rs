@@ -619,6 +619,11 @@ mod tests {
         assert!(forward_model(&rig, &model, head).x > 0.6);
     }
 
+    /// Yaw (degrees) of a model-space forward vector, 0 along +Z, positive toward +X.
+    fn yaw_deg(f: Vec3) -> f32 {
+        f.x.atan2(f.z).to_degrees()
+    }
+
     #[test]
     fn spine_joints_turn_less_than_the_head_by_their_running_shares() {
         let rig = rig();
@@ -640,7 +645,7 @@ mod tests {
         let expected = [4.0, 10.0, 20.0, 40.0];
         for (&(joint, _), expected_deg) in chain.as_slice().iter().zip(expected) {
             let f = forward_model(&rig, &model, joint);
-            let yaw_deg = f.x.atan2(f.z).to_degrees();
+            let yaw_deg = yaw_deg(f);
             assert!(
                 (yaw_deg - expected_deg * look.weight()).abs() < 0.05,
                 "{}: {yaw_deg}° vs {expected_deg}°",
@@ -657,7 +662,7 @@ mod tests {
         };
         let (look, model) = settle(&rig, partial, target, root_world, 0.0, 60.0, 4.0);
         let f = forward_model(&rig, &model, head(&rig));
-        let yaw_deg = f.x.atan2(f.z).to_degrees();
+        let yaw_deg = yaw_deg(f);
         assert!(
             (yaw_deg - 0.6 * 40.0 * look.weight()).abs() < 0.05,
             "{yaw_deg}"
@@ -682,7 +687,7 @@ mod tests {
         );
         assert!((look.yaw_rad().to_degrees() - 70.0).abs() < 0.01);
         let f = forward_model(&rig, &model, head);
-        assert!((f.x.atan2(f.z).to_degrees() - 70.0).abs() < 0.2);
+        assert!((yaw_deg(f) - 70.0).abs() < 0.2);
         // Behind-right: −70°.
         let target = target_world(&rig, root_world, 0.0, -150.0, 0.0, 2.0);
         let (look, _) = settle(

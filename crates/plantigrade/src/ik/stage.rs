@@ -937,16 +937,21 @@ mod tests {
             &mut r.model,
         )
         .unwrap();
-        let legs = r.ik.rig().legs;
-        legs.map(|leg| {
-            let heel = r
-                .model
-                .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
-            let ball = r
-                .model
-                .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        [0, 1].map(|i| {
+            let (heel, ball) = sole_points(r, i);
             input.root_world.y + heel.y.min(ball.y)
         })
+    }
+
+    /// Heel and ball sole points of leg `i` in the rig's current model pose.
+    fn sole_points(r: &Rig, i: usize) -> (Vec3, Vec3) {
+        let leg = r.ik.rig().legs[i];
+        (
+            r.model
+                .point_model(leg.chain.foot, leg.sockets.heel_foot_local),
+            r.model
+                .point_model(leg.chain.foot, leg.sockets.ball_foot_local),
+        )
     }
 
     #[test]
@@ -1032,13 +1037,7 @@ mod tests {
         for _ in 0..30 {
             tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         }
-        let leg = r.ik.rig().legs[0];
-        let heel = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
-        let ball = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        let (heel, ball) = sole_points(&r, 0);
         let side = |z: f32| z >= edge_z;
         assert_eq!(
             side(heel.z),
@@ -1060,12 +1059,7 @@ mod tests {
         for _ in 0..30 {
             tick(&mut r, &down, &input(Vec3::ZERO, 1.0));
         }
-        let heel = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
-        let ball = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        let (heel, ball) = sole_points(&r, 0);
         assert_eq!(side(heel.z), side(ball.z), "down: heel {heel}, ball {ball}");
         let ground = if side(ball.z) { -0.15 } else { 0.0 };
         assert!(
@@ -1079,12 +1073,7 @@ mod tests {
         for _ in 0..30 {
             tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         }
-        let heel = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.heel_foot_local);
-        let ball = r
-            .model
-            .point_model(leg.chain.foot, leg.sockets.ball_foot_local);
+        let (heel, ball) = sole_points(&r, 0);
         assert_ne!(side(heel.z), side(ball.z), "placement off: {heel} {ball}");
     }
 
