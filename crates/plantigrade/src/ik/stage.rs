@@ -57,6 +57,10 @@ pub struct FootIkConfig {
     /// A lock released because the leg was over-stretched becomes a step: the foot lifts
     /// this high (m) on its way back to the animation instead of sliding.
     pub release_step_height_m: f32,
+    /// A planted foot the leg cannot reach (the pelvis has not come down far enough yet,
+    /// or cannot) rolls heel-up about its ball by at most this much (rad), as a foot pushing
+    /// off a lower step does, so the ball stays on the ground. 0 turns it off.
+    pub max_reach_roll_rad: f32,
     /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
     pub foot_max_pitch_rad: f32,
     pub foot_max_roll_rad: f32,
@@ -81,6 +85,7 @@ impl Default for FootIkConfig {
             max_placement_m: 0.15,
             placement_margin_m: 0.03,
             release_step_height_m: 0.06,
+            max_reach_roll_rad: 40f32.to_radians(),
             foot_max_pitch_rad: 45f32.to_radians(),
             foot_max_roll_rad: 25f32.to_radians(),
             soften: 0.99,
@@ -262,6 +267,9 @@ struct FootState {
     last_swing_s: f32,
     /// Just landed: the next probes under the foot decide whether to set it off an edge.
     settle_pending: bool,
+    /// The animated foot (model space) on the tick it last landed: where, relative to the
+    /// body, the animation sets this foot down (IK-1).
+    landing_pose: Option<AnimatedFoot>,
 }
 
 impl FootState {
@@ -502,6 +510,7 @@ impl FootIk {
             }
             if planted_now && !state.planted && state.swing_time_s > 0.0 {
                 state.last_swing_s = state.swing_time_s;
+                state.landing_pose = Some(anim);
             }
             if !planted_now {
                 state.swing_time_s += dt_s;
@@ -672,16 +681,46 @@ impl FootIk {
             return Ok(&self.output);
         }
 
-        // IK-7: lower the pelvis so both (predicted) targets are reachable.
+        // IK-7: lower the pelvis so both (predicted) targets are reachable, and ahead of a
+        // landing, so the landing foot is reachable when it comes down.
         let mut drop_m = 0.0f32;
+        let anticipation_s = LANDING_TIME_CONSTANTS / config.pelvis.down_rate_per_s.max(1e-3);
         for (i, leg) in self.rig.legs.iter().enumerate() {
-            let hip_world = root + facing * model.position_model(leg.chain.thigh);
+            let hip_model = model.position_model(leg.chain.thigh);
+            let hip_world = root + facing * hip_model;
             drop_m = drop_m.max(required_drop_m(
                 hip_world,
                 targets_world[i],
                 leg.leg_length_m,
                 config.pelvis.max_leg_extension,
             ));
+            let state = &self.feet[i];
+            let landing_in_s = input.landing_in_s[i];
+            if let (Some(landed), Some(plane), true) = (
+                state.landing_pose,
+                state.plane,
+                state.contact < 0.5 && landing_in_s.is_finite() && landing_in_s >= 0.0,
+            ) {
+                let anticipation = 1.0 - (landing_in_s / anticipation_s).clamp(0.0, 1.0);
+                let travel = input.velocity_world * landing_in_s;
+                let hip_then = hip_world
+                    + if travel.is_finite() {
+                        travel
+                    } else {
+                        Vec3::ZERO
+                    };
+                let mut ankle_then = root + facing * landed.ankle_model;
+                ankle_then.x += hip_then.x - hip_world.x;
+                ankle_then.z += hip_then.z - hip_world.z;
+                ankle_then.y = plane.height_at(ankle_then.x, ankle_then.z) + landed.ankle_model.y;
+                let landing_drop_m = required_drop_m(
+                    hip_then,
+                    ankle_then,
+                    leg.leg_length_m,
+                    config.pelvis.max_leg_extension,
+                );
+                drop_m = drop_m.max(anticipation * alphas[i] * landing_drop_m);
+            }
         }
         let offset_m = self.pelvis.update(
             &config.pelvis,
@@ -700,11 +739,34 @@ impl FootIk {
 
         // IK-8: both legs, then each foot aligned to its plane.
         let inverse_facing = facing.inverse();
+        let mut reach_rolls = [Quat::IDENTITY; 2];
         for (i, leg) in self.rig.legs.iter().enumerate() {
-            let target_model = inverse_facing * (targets_world[i] - root);
+            let mut target_model = inverse_facing * (targets_world[i] - root);
             let hip = model.position_model(leg.chain.thigh);
             let knee = model.position_model(leg.chain.calf);
             let ankle = model.position_model(leg.chain.foot);
+            // Out of reach while planted: roll onto the ball first (by up to the limit, in
+            // as the contact does so it never pops), and solve for the rolled ankle.
+            let planted = smoothstep(self.feet[i].contact);
+            if alphas[i] > 0.0 && planted > 0.0 {
+                let reach_m =
+                    config.soften.clamp(0.0, 1.0) * (hip.distance(knee) + knee.distance(ankle));
+                let anim = &animated[i];
+                let ball_offset = align_model[i] * (anim.ball_model - anim.ankle_model);
+                if let Some((roll, rolled)) = roll_onto_ball(
+                    hip,
+                    reach_m,
+                    target_model,
+                    ball_offset,
+                    align_model[i] * Vec3::Y,
+                    config.max_reach_roll_rad * planted,
+                ) {
+                    target_model = rolled;
+                    align_model[i] = roll * align_model[i];
+                    reach_rolls[i] = roll;
+                    out.feet[i].ankle_target_world = root + facing * rolled;
+                }
+            }
             let forward = Vec3::Z;
             // A knee is a hinge about the character's left axis: for the hip→target line
             // `d`, the knee side that bends the shin backward is `d × left` (forward for a
@@ -756,6 +818,18 @@ impl FootIk {
             let local = (parent.inverse() * wanted_model).normalize();
             if local.is_finite() && alphas[i] > 0.0 {
                 pose.local_mut()[foot].rotation = local;
+                // The toes stay as they were: a foot rolled onto its ball bends there.
+                let roll = reach_rolls[i];
+                if let (Some(toe), false) = (leg.chain.ball, roll == Quat::IDENTITY) {
+                    if skeleton.parent(toe) == Some(foot) {
+                        let foot_model = (parent * local).normalize();
+                        let unroll = foot_model.inverse() * roll.inverse() * foot_model;
+                        let toe_local = (unroll * pose.local()[toe].rotation).normalize();
+                        if toe_local.is_finite() {
+                            pose.local_mut()[toe].rotation = toe_local;
+                        }
+                    }
+                }
             }
         }
         local_to_model(skeleton, pose, model)?;
@@ -779,6 +853,64 @@ fn finite_or(value: f32, fallback: f32) -> f32 {
 
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t.clamp(0.0, 1.0)
+}
+
+fn smoothstep(t: f32) -> f32 {
+    let t = t.clamp(0.0, 1.0);
+    t * t * (3.0 - 2.0 * t)
+}
+
+/// IK-8's reach, helped by the foot: an ankle target farther than `reach_m` from the hip is
+/// brought closer by rolling the foot heel-up about its ball (the foot's ankle→ball vector
+/// `ball_offset`, its sole's `up`, all model space), by the least angle up to `max_rad`
+/// that reaches, or the angle that comes closest. `None` when the target is within reach
+/// or rolling does not help. Returns the roll (model space) and the rolled ankle target.
+fn roll_onto_ball(
+    hip: Vec3,
+    reach_m: f32,
+    ankle_target: Vec3,
+    ball_offset: Vec3,
+    up: Vec3,
+    max_rad: f32,
+) -> Option<(Quat, Vec3)> {
+    let usable = max_rad > 0.0 && reach_m > 0.0;
+    if !usable || hip.distance(ankle_target) <= reach_m {
+        return None;
+    }
+    let forward = (ball_offset - up * up.dot(ball_offset)).try_normalize()?;
+    let axis = up.cross(forward).try_normalize()?;
+    let ball = ankle_target + ball_offset;
+    let rolled = |angle: f32| {
+        let roll = Quat::from_axis_angle(axis, angle);
+        (roll, ball - roll * ball_offset)
+    };
+    let miss = |angle: f32| hip.distance(rolled(angle).1) - reach_m;
+    // Coarse steps to the first angle that reaches (or the closest), then bisection.
+    const STEPS: u32 = 8;
+    let (mut lo, mut best, mut best_miss) = (0.0f32, 0.0f32, miss(0.0));
+    for k in 1..=STEPS {
+        let angle = max_rad * k as f32 / STEPS as f32;
+        let m = miss(angle);
+        if m <= 0.0 {
+            let mut hi = angle;
+            for _ in 0..8 {
+                let mid = 0.5 * (lo + hi);
+                if miss(mid) <= 0.0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            return Some(rolled(hi)).filter(|(r, a)| r.is_finite() && a.is_finite());
+        }
+        if m < best_miss {
+            (best, best_miss) = (angle, m);
+        }
+        lo = angle;
+    }
+    (best > 0.0)
+        .then(|| rolled(best))
+        .filter(|(r, a)| r.is_finite() && a.is_finite())
 }
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
@@ -920,9 +1052,23 @@ mod tests {
 
     /// One tick on the Idle pose; returns each foot's lowest sole point (world y).
     fn tick(r: &mut Rig, world: &dyn World, input: &FootIkInput) -> [f32; 2] {
+        tick_bent(r, world, input, 0.0)
+    }
+
+    /// [`tick`] with the animated right knee bent by `right_knee_rad` (a foot lifted as in
+    /// a swing).
+    fn tick_bent(
+        r: &mut Rig,
+        world: &dyn World,
+        input: &FootIkInput,
+        right_knee_rad: f32,
+    ) -> [f32; 2] {
         let idle = r.mannequin.clip("Idle").unwrap();
         idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
             .unwrap();
+        let calf = r.ik.rig().legs[1].chain.calf;
+        let knee = &mut r.pose.local_mut()[calf].rotation;
+        *knee *= Quat::from_rotation_x(right_knee_rad);
         local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
         let animated = r.ik.rig().animated_feet(&r.model);
         let requests = r.ik.plan_probes(input, &animated);
@@ -997,6 +1143,114 @@ mod tests {
             tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
         }
         assert!(r.ik.output().pelvis_offset_m.abs() < 5e-3);
+    }
+
+    #[test]
+    fn a_foot_rolls_onto_its_ball_by_the_least_angle_that_reaches() {
+        let hip = Vec3::new(0.0, 0.9, 0.0);
+        let ball_offset = Vec3::new(0.0, -0.08, 0.13);
+        let max = 40f32.to_radians();
+        // Within reach, or the roll switched off: nothing to do.
+        let near = Vec3::new(0.0, 0.15, 0.0);
+        assert!(roll_onto_ball(hip, 0.8, near, ball_offset, Vec3::Y, max).is_none());
+        let far = Vec3::new(0.0, 0.08, -0.05);
+        assert!(roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, 0.0).is_none());
+        // 2.3 cm out of reach: rolled until the ankle is just within reach, heel up, the
+        // ball where it was.
+        let (roll, ankle) = roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, max).unwrap();
+        let reach_left = 0.8 - hip.distance(ankle);
+        assert!((0.0..2e-3).contains(&reach_left), "reach left {reach_left}");
+        assert!(ankle.y > far.y, "ankle {ankle}");
+        let ball = far + ball_offset;
+        assert!((ankle + roll * ball_offset).distance(ball) < 1e-5);
+        let heel_offset = Vec3::new(0.0, -0.08, -0.05);
+        assert!((roll * heel_offset).y > heel_offset.y, "heel comes up");
+        assert!(roll.angle_between(Quat::IDENTITY) < max);
+        // Far out of reach: the whole allowed roll, and no more.
+        let (roll, _) = roll_onto_ball(hip, 0.6, far, ball_offset, Vec3::Y, max).unwrap();
+        assert!((roll.angle_between(Quat::IDENTITY) - max).abs() < 1e-4);
+        // Degenerate input never gives a non-finite answer.
+        for bad in [Vec3::NAN, Vec3::ZERO] {
+            let rolled = roll_onto_ball(hip, 0.8, far, bad, Vec3::Y, max);
+            assert!(rolled.is_none(), "{rolled:?}");
+        }
+        assert!(roll_onto_ball(hip, f32::NAN, far, ball_offset, Vec3::Y, max).is_none());
+    }
+
+    #[test]
+    fn a_planted_foot_out_of_reach_stands_on_its_ball_not_in_the_air() {
+        // The right ground drops 8 cm: on the first tick the pelvis has only begun to come
+        // down, so the right leg cannot reach a flat foot there.
+        let world = split_world(Some(0.0), Some(-0.08));
+        let run = |max_roll_deg: f32| {
+            let mut r = rig(FootIkMode::Predictive);
+            r.ik.config.max_reach_roll_rad = max_roll_deg.to_radians();
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+            let (heel, ball) = sole_points(&r, 1);
+            let toe = r.ik.rig().legs[1].chain.ball.unwrap();
+            (heel, ball, rotation_of(&r.model, toe), *r.ik.output())
+        };
+        let (flat_heel, flat_ball, flat_toe, flat_out) = run(0.0);
+        assert!(
+            flat_out.reach_clamps > 0,
+            "the test needs a leg out of reach"
+        );
+        assert!(
+            flat_ball.y > -0.08 + 0.01,
+            "without the roll it floats: {flat_ball}"
+        );
+        assert!((flat_heel.y - flat_ball.y).abs() < 0.01);
+        let (heel, ball, toe, out) = run(40.0);
+        assert!((ball.y + 0.08).abs() < 2e-3, "ball {ball}");
+        assert!(heel.y > ball.y + 0.02, "heel up: {heel}, ball {ball}");
+        assert_eq!(out.knee_flips, 0);
+        // The toes stay as the plane has them: the foot bends at the ball.
+        assert!(
+            toe.angle_between(flat_toe) < 1e-3,
+            "toe {toe} vs {flat_toe}"
+        );
+    }
+
+    #[test]
+    fn the_pelvis_comes_down_ahead_of_a_landing_it_could_not_reach() {
+        // The right foot has landed once (so its landing pose is known), then swings with
+        // its knee bent over ground 25 cm lower: reachable now, not when it lands.
+        let world = split_world(Some(0.0), Some(-0.25));
+        let flat = split_world(Some(0.0), Some(0.0));
+        let swing = |landing_in_s: f32| {
+            let mut r = rig(FootIkMode::Predictive);
+            for contact in [1.0, 0.0, 0.0, 0.0, 1.0] {
+                let mut planted = input(Vec3::ZERO, 1.0);
+                planted.contact_curve[1] = contact;
+                tick(&mut r, &flat, &planted);
+            }
+            let mut swinging = input(Vec3::ZERO, 1.0);
+            swinging.contact_curve[1] = 0.0;
+            swinging.landing_in_s[1] = landing_in_s;
+            let mut offsets = Vec::new();
+            for _ in 0..6 {
+                tick_bent(&mut r, &world, &swinging, 70f32.to_radians());
+                offsets.push(r.ik.output().pelvis_offset_m);
+            }
+            offsets
+        };
+        let unknown = swing(f32::NAN);
+        let far_off = swing(1.0);
+        let soon = swing(0.05);
+        assert_eq!(
+            unknown, far_off,
+            "a landing a second away changes nothing yet"
+        );
+        let (last_unknown, last_soon) = (unknown[5], soon[5]);
+        assert!(
+            last_soon < last_unknown - 0.05,
+            "pelvis {last_soon} vs {last_unknown} without the landing time"
+        );
+        // Still the pelvis's own rate: no step bigger than the down rate allows.
+        let rate = 1.0 - (-PelvisConfig::default().down_rate_per_s / 60.0).exp();
+        for w in soon.windows(2) {
+            assert!(w[0] - w[1] <= rate * 0.5 + 1e-4, "{soon:?}");
+        }
     }
 
     #[test]
