@@ -78,12 +78,12 @@
 //!   `floor_normal`, `sliding_down_slope` and `hit_wall` are read from rapier's output is
 //!   documented there too.
 //!
-//! Known behaviour of rapier's autostep at walking speed: it lifts the capsule onto a step
-//! computed one min width (0.15 m) ahead but moves it forward only by the tick's motion
-//! (3 cm at 1.75 m/s), so the capsule climbs each riser over a few slowed ticks, partly
-//! rolling over the nosing: on the default course's stairs a walk up a flight takes about
-//! 1.2× (0.15 m risers) and 1.4× (0.20 m) as long as on flat ground; going down is not
-//! slowed. During those ticks `floor_normal` is the nosing's contact normal (up to 45°).
+//! Climbing a riser, rapier rides the capsule's rounded bottom up the nosing and keeps
+//! little of the tick's horizontal move (a walk up 0.20 m stairs crawled at 0.2–0.8 m/s for
+//! five ticks a step). `move_capsule` makes the rest of the horizontal move from where the
+//! lift left the capsule (a few more `move_shape` calls on those ticks only), so a flight
+//! is climbed at the walking speed, never faster. During those ticks `floor_normal` is the
+//! nosing's contact normal (up to 45°).
 //! - Non-finite or absurd input (NaN, ∞, zero directions, negative sizes) never panics:
 //!   queries miss and moves return [`queries::ZERO_MOVE`].
 //!
