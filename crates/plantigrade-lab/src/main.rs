@@ -8,6 +8,7 @@ mod inspect;
 mod quality;
 mod report;
 mod scenarios;
+mod sweep;
 mod timeline;
 
 use std::path::PathBuf;
@@ -42,6 +43,10 @@ struct Cli {
     /// Write one CSV per scenario and mode (a row per tick) into this directory.
     #[arg(long, global = true, value_name = "DIR")]
     trace: Option<PathBuf>,
+    /// Start every scenario this far along its path (m, 0 to 0.5): on stairs, where the
+    /// footfalls land on the treads moves with it.
+    #[arg(long, global = true, default_value_t = 0.0, value_name = "M")]
+    start_offset: f32,
 }
 
 impl Cli {
@@ -60,10 +65,17 @@ impl Cli {
             "both" => vec![TiltMode::On, TiltMode::Off],
             other => anyhow::bail!("--tilt must be on, off or both, got '{other}'"),
         };
+        if !(self.start_offset.is_finite() && (0.0..=0.5).contains(&self.start_offset)) {
+            anyhow::bail!(
+                "--start-offset must be between 0 and 0.5 m, got {}",
+                self.start_offset
+            );
+        }
         Ok(scenarios::RunOptions {
             modes,
             tilts,
             trace_dir: self.trace.clone(),
+            start_offset_m: self.start_offset,
         })
     }
 }
@@ -81,6 +93,16 @@ enum Command {
         /// A course file (RON) instead of the built-in course.
         #[arg(long, value_name = "FILE.ron")]
         course: Option<PathBuf>,
+    },
+    /// The foot checks of scenarios (every stairs one unless named) at 30, 60 and 144 Hz
+    /// from several starts along their paths: in how many runs each passed. Measures only.
+    Sweep {
+        /// A scenario to sweep (repeatable); the stairs scenarios when omitted.
+        #[arg(long = "scenario", value_name = "NAME")]
+        scenarios: Vec<String>,
+        /// Starts per rate, spread over one tread (0.28 m).
+        #[arg(long, default_value_t = 8, value_name = "N")]
+        offsets: u32,
     },
     /// Validate a graph file and print its parameters, states, transitions and layers.
     Graph {
@@ -194,6 +216,20 @@ fn run_scenarios(
     ))
 }
 
+/// `sweep`: prints the tally and writes it to `sweep.json`; never fails on a check.
+fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> {
+    use anyhow::Context;
+    let course = load_course(None)?;
+    let rows = sweep::run(names, &course, &default_graph()?, offsets)?;
+    sweep::print(&rows, offsets);
+    std::fs::create_dir_all(&cli.out).with_context(|| format!("creating {}", cli.out.display()))?;
+    let path = cli.out.join("sweep.json");
+    let json = serde_json::to_string_pretty(&rows).context("serialising the sweep")?;
+    std::fs::write(&path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
+    println!("\nwrote {}", path.display());
+    Ok(true)
+}
+
 /// The clip table, the graph timeline and every scenario; returns whether every check
 /// passed (always `true` unless `check`).
 fn default_run(cli: &Cli) -> anyhow::Result<bool> {
@@ -240,6 +276,7 @@ fn main() -> ExitCode {
     let result = match cli.command.clone().unwrap_or(Command::Clips) {
         Command::Clips => default_run(&cli),
         Command::Run { scenarios, course } => run_scenarios(&scenarios, course.as_deref(), &cli),
+        Command::Sweep { scenarios, offsets } => run_sweep(&scenarios, offsets, &cli),
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect { file } => inspect::inspect(&file),

@@ -187,6 +187,8 @@ pub struct ScenarioResult {
     /// Pelvis tilt: `on`, `off`, or `raw` (on, unfiltered; for the pebble check).
     pub tilt: String,
     pub hz: f32,
+    /// How far along its path the start was moved (m; `--start-offset`).
+    pub start_offset_m: f32,
     pub metrics: Metrics,
     pub checks: Vec<Check>,
 }
@@ -305,7 +307,8 @@ fn obstacle_span(
     span
 }
 
-fn path_for(course: &Course, scenario: &Scenario) -> anyhow::Result<PathInfo> {
+/// The scenario's path on `course`, its start moved `start_offset_m` along it.
+fn path_for(course: &Course, scenario: &Scenario, start_offset_m: f32) -> anyhow::Result<PathInfo> {
     let section = course.section(scenario.section).ok_or_else(|| {
         anyhow::anyhow!(
             "the course has no section '{}' (scenario {})",
@@ -322,6 +325,7 @@ fn path_for(course: &Course, scenario: &Scenario) -> anyhow::Result<PathInfo> {
         Traverse { part: Down } => (top_middle(course, spawn, dir, length), length),
         _ => (0.0, length),
     };
+    let start_s = start_s + start_offset_m;
     let mut start = spawn + dir * start_s;
     if let Some(h) = course.ground_height(start.x, start.z) {
         start.y = h;
@@ -362,8 +366,9 @@ pub fn run_scenario(
         ik: mode,
         tilt,
         probes,
+        start_offset_m,
     } = setup;
-    let path = path_for(course, scenario)?;
+    let path = path_for(course, scenario, start_offset_m)?;
     let config = CharacterConfig::default();
     let facing = path.direction.x.atan2(path.direction.z);
     let mut character = Character::new(config.clone(), graph.clone(), path.spawn, facing)?;
@@ -560,6 +565,7 @@ pub fn run_scenario(
         mode: mode.name().into(),
         tilt: tilt.name().into(),
         hz,
+        start_offset_m,
         metrics,
         checks,
     };
@@ -1070,8 +1076,8 @@ pub fn run_all(
                     mode.name(),
                     tilt.name()
                 ));
-                let (result, trace) =
-                    run_scenario(scenario, course, &world, graph, hz, Setup::new(mode, tilt))?;
+                let setup = Setup::new(mode, tilt).starting_at(options.start_offset_m);
+                let (result, trace) = run_scenario(scenario, course, &world, graph, hz, setup)?;
                 if let Some(dir) = &options.trace_dir {
                     let suffix = if tilt == TiltMode::On {
                         String::new()
@@ -1101,7 +1107,14 @@ pub fn run_all(
     progress.finish_and_clear();
     add_foot_checks(&mut results);
     if options.tilts.contains(&TiltMode::On) && options.modes.contains(&FootIkMode::Predictive) {
-        add_tilt_checks(&mut results, course, &world, graph, hz)?;
+        add_tilt_checks(
+            &mut results,
+            course,
+            &world,
+            graph,
+            hz,
+            options.start_offset_m,
+        )?;
     }
     Ok(results)
 }
@@ -1115,6 +1128,7 @@ fn add_tilt_checks(
     world: &RapierWorld,
     graph: &Arc<GraphAsset>,
     hz: f32,
+    start_offset_m: f32,
 ) -> anyhow::Result<()> {
     let flat_angvel = results
         .iter()
@@ -1186,7 +1200,7 @@ fn add_tilt_checks(
                     world,
                     graph,
                     hz,
-                    Setup::new(FootIkMode::Predictive, TiltMode::Raw),
+                    Setup::new(FootIkMode::Predictive, TiltMode::Raw).starting_at(start_offset_m),
                 )?;
                 let raw = raw.metrics.tilt.tilt_angvel_rms_deg_s;
                 checks.push(Check::new(
@@ -1206,12 +1220,14 @@ fn add_tilt_checks(
     Ok(())
 }
 
-/// How one scenario run is set up: foot IK mode, pelvis tilt, probe timing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How one scenario run is set up: foot IK mode, pelvis tilt, probe timing, where it starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Setup {
     pub ik: FootIkMode,
     pub tilt: TiltMode,
     pub probes: ProbeTiming,
+    /// The start moved this far along the scenario's path (m).
+    pub start_offset_m: f32,
 }
 
 impl Setup {
@@ -1220,6 +1236,14 @@ impl Setup {
             ik,
             tilt,
             probes: ProbeTiming::Immediate,
+            start_offset_m: 0.0,
+        }
+    }
+
+    pub fn starting_at(self, start_offset_m: f32) -> Self {
+        Self {
+            start_offset_m,
+            ..self
         }
     }
 }
@@ -1272,6 +1296,9 @@ pub struct RunOptions {
     pub tilts: Vec<TiltMode>,
     /// Write one CSV per scenario and mode here.
     pub trace_dir: Option<std::path::PathBuf>,
+    /// Every scenario starts this far along its path (m): where the footfalls land on
+    /// stairs moves with it.
+    pub start_offset_m: f32,
 }
 
 impl Default for RunOptions {
@@ -1280,6 +1307,7 @@ impl Default for RunOptions {
             modes: FootIkMode::ALL.to_vec(),
             tilts: vec![TiltMode::On],
             trace_dir: None,
+            start_offset_m: 0.0,
         }
     }
 }
@@ -1522,7 +1550,7 @@ mod tests {
             .find(|s| s.name == "stairs_up_20cm_run")
             .unwrap();
         let run = || {
-            let path = path_for(&course, scenario).unwrap();
+            let path = path_for(&course, scenario, 0.0).unwrap();
             let mut c =
                 Character::new(CharacterConfig::default(), graph.clone(), path.spawn, 0.3).unwrap();
             let mut positions = Vec::new();
@@ -1635,7 +1663,7 @@ mod tests {
         let world = RapierWorld::from_course(&course).unwrap();
         for name in ["stairs_up_20cm_walk", "stairs_down_20cm_run"] {
             let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
-            let path = path_for(&course, scenario).unwrap();
+            let path = path_for(&course, scenario, 0.0).unwrap();
             let c =
                 Character::new(CharacterConfig::default(), graph.clone(), path.spawn, 0.0).unwrap();
             assert!(
