@@ -78,6 +78,13 @@ impl FootLock {
         self.locked.map(|(xz, _)| xz)
     }
 
+    /// While gliding back after a release: how far the foot still is from the animation
+    /// (world xz, as of the last update); zero otherwise.
+    pub fn release_offset_xz(&self) -> Vec2 {
+        let s = self.release_left.clamp(0.0, 1.0);
+        self.release_offset * (s * s * (3.0 - 2.0 * s))
+    }
+
     /// Drops the lock and any release in progress (teleport, IK off).
     pub fn reset(&mut self) {
         *self = FootLock::default();
@@ -139,9 +146,7 @@ impl FootLock {
                 0.0
             };
             // Smoothstep fade: no velocity jump at either end.
-            let s = self.release_left;
-            let w = s * s * (3.0 - 2.0 * s);
-            return animated_xz + self.release_offset * w;
+            return animated_xz + self.release_offset_xz();
         }
         animated_xz
     }
@@ -152,6 +157,27 @@ mod tests {
     use super::*;
 
     const DT: f32 = 1.0 / 60.0;
+
+    #[test]
+    fn the_release_offset_fades_to_zero_over_the_release() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
+        assert_eq!(lock.release_offset_xz(), Vec2::ZERO, "locked: no offset");
+        // The stance ends with the animation 0.3 m on: the foot is still at the lock.
+        let anim = Vec2::new(0.0, 0.3);
+        let at = lock.update(&config, anim, 0.0, true, 0.0, DT);
+        assert!((anim + lock.release_offset_xz() - at).length() < 1e-5);
+        let mut last = lock.release_offset_xz().length();
+        assert!(last > 0.25, "{last}");
+        for _ in 0..20 {
+            lock.update(&config, anim, 0.0, true, 0.0, DT);
+            let now = lock.release_offset_xz().length();
+            assert!(now <= last, "{now} after {last}");
+            last = now;
+        }
+        assert_eq!(lock.release_offset_xz(), Vec2::ZERO);
+    }
 
     #[test]
     fn locks_on_contact_and_holds_while_the_animation_slides() {

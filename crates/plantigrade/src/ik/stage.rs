@@ -363,12 +363,16 @@ impl FootIk {
             let placement = Vec3::new(placement.x, 0.0, placement.y);
             let mut heel_world = input.root_world + facing * foot.heel_model + placement;
             let mut ball_world = input.root_world + facing * foot.ball_model + placement;
-            // A locked foot probes where it is held, not where the animation has it.
-            if let Some(locked) = self.feet[i].lock.locked_xz() {
-                let shift = Vec3::new(locked.x - ball_world.x, 0.0, locked.y - ball_world.z);
-                heel_world += shift;
-                ball_world += shift;
-            }
+            // A locked foot probes where it is held, not where the animation has it; one
+            // gliding back after a release, where it still is (its ground is what it must
+            // clear as it lifts).
+            let lock = &self.feet[i].lock;
+            let shift = match lock.locked_xz() {
+                Some(locked) => Vec2::new(locked.x - ball_world.x, locked.y - ball_world.z),
+                None => lock.release_offset_xz(),
+            };
+            heel_world += Vec3::new(shift.x, 0.0, shift.y);
+            ball_world += Vec3::new(shift.x, 0.0, shift.y);
             FootProbeRequest {
                 heel_world,
                 ball_world,
@@ -1251,6 +1255,38 @@ mod tests {
         for w in soon.windows(2) {
             assert!(w[0] - w[1] <= rate * 0.5 + 1e-4, "{soon:?}");
         }
+    }
+
+    #[test]
+    fn a_foot_gliding_back_after_a_release_probes_where_it_is() {
+        // Its ground is what a lifting foot must clear: the animated foot may already be
+        // a step further on (over the next tread down).
+        let world = split_world(Some(0.0), Some(0.0));
+        let mut r = rig(FootIkMode::Predictive);
+        for _ in 0..5 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        let (_, held_ball) = sole_points(&r, 0);
+        // The body moves on 20 cm and the stance ends: the lock lets go and glides back.
+        let moved = input(Vec3::new(0.0, 0.0, 0.2), 0.0);
+        while r.ik.output().feet[0].locked {
+            tick(&mut r, &world, &moved);
+        }
+        let mut pose = Pose::rest(&r.mannequin.skeleton);
+        let mut model = ModelPose::new(pose.num_joints());
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &pose, &mut model).unwrap();
+        let animated = r.ik.rig().animated_feet(&model);
+        let request = r.ik.plan_probes(&moved, &animated)[0];
+        let animated_ball_z = 0.2 + animated[0].ball_model.z;
+        assert!(
+            (request.ball_world.z - held_ball.z).abs() < 0.05,
+            "probes at z {} (held at {}, animated at {animated_ball_z})",
+            request.ball_world.z,
+            held_ball.z
+        );
     }
 
     #[test]
