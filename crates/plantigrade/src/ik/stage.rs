@@ -267,6 +267,9 @@ struct FootState {
     last_swing_s: f32,
     /// Just landed: the next probes under the foot decide whether to set it off an edge.
     settle_pending: bool,
+    /// Set off an edge onto another tread: the next plane found under the foot is taken as
+    /// it is (it is where the foot now stands, not noise to smooth).
+    replant: bool,
     /// The animated foot (model space) on the tick it last landed: where, relative to the
     /// body, the animation sets this foot down (IK-1).
     landing_pose: Option<AnimatedFoot>,
@@ -494,7 +497,13 @@ impl FootIk {
                         if landing_in_s.is_finite() && landing_in_s > 0.0 {
                             rate_per_s = rate_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
                         }
-                        state.plane = Some(smooth_plane(previous, plane, eval, rate_per_s, dt_s));
+                        let under_foot = ahead.length_squared() < 1e-6;
+                        state.plane = if state.replant && under_foot {
+                            state.replant = false;
+                            Some(plane)
+                        } else {
+                            Some(smooth_plane(previous, plane, eval, rate_per_s, dt_s))
+                        };
                     }
                     None => {
                         // IK-3: keep the last plane, fade the IK out.
@@ -606,6 +615,7 @@ impl FootIk {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
                         state.settle_pending = false;
+                        state.replant = true;
                         landed_now = true;
                         pinned + shift
                     }
@@ -1343,7 +1353,31 @@ mod tests {
         assert_eq!(r.ik.output().knee_flips, 0);
 
         // A step down (the toe hanging over the nosing) is settled too, on the first
-        // probes taken where the foot stands.
+        // probes taken where the foot stands; and once set down on its tread it stands on
+        // it from the next tick (the plane there is taken as it is, not eased down to; a
+        // 6 cm step, which the leg reaches without waiting for the pelvis).
+        let low = step_world(edge_z, -0.06);
+        let mut r = rig(FootIkMode::Predictive);
+        let mut settled_at = None;
+        for k in 0..30 {
+            tick(&mut r, &low, &input(Vec3::ZERO, 1.0));
+            let (heel, ball) = sole_points(&r, 0);
+            if side(heel.z) == side(ball.z) && settled_at.is_none() {
+                settled_at = Some(k);
+            }
+            if settled_at.is_some_and(|at| k > at) {
+                let ground = if side(ball.z) { -0.06 } else { 0.0 };
+                let sole = heel.y.min(ball.y);
+                assert!(
+                    (sole - ground).abs() < 3e-3,
+                    "tick {k}: sole {sole} over {ground}"
+                );
+            }
+        }
+        assert!(
+            settled_at.is_some_and(|at| at < 5),
+            "settled at {settled_at:?}"
+        );
         let down = step_world(edge_z, -0.15);
         let mut r = rig(FootIkMode::Predictive);
         for _ in 0..30 {
