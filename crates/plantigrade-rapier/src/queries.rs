@@ -6,7 +6,9 @@
 
 use glam::Vec3;
 use plantigrade::world::{Capsule, Layers, MoveResult, RayHit};
-use rapier3d::control::{CharacterLength, KinematicCharacterController};
+use rapier3d::control::{
+    CharacterLength, EffectiveCharacterMovement, KinematicCharacterController,
+};
 use rapier3d::geometry::{ColliderHandle, Group, InteractionGroups, InteractionTestMode, Ray};
 use rapier3d::math::Pose;
 use rapier3d::parry::query::ShapeCastOptions;
@@ -323,7 +325,7 @@ pub fn move_capsule(
         desired
     };
     let cos_max_climb = max_climb.cos();
-    let run_from = |center: Vec3, desired: Vec3| {
+    let move_from = |center: Vec3, desired: Vec3| {
         let mut walls = WallNormals {
             normals: [Vec3::ZERO; 16],
             count: 0,
@@ -343,17 +345,23 @@ pub fn move_capsule(
                 }
             },
         );
-        let end = probe_floor(
+        (movement, walls)
+    };
+    let floor_after = |movement: &EffectiveCharacterMovement| {
+        probe_floor(
             queries,
             &shape,
             center + movement.translation,
             probe_m,
             max_climb,
             step_m,
-        );
+        )
+    };
+    let run = |desired: Vec3| {
+        let (movement, walls) = move_from(center, desired);
+        let end = floor_after(&movement);
         (desired, movement, walls, end)
     };
-    let run = |desired: Vec3| run_from(center, desired);
 
     let (mut desired, mut movement, mut walls, mut end) =
         run(start.walkable_normal.map_or(requested, along_floor));
@@ -379,6 +387,7 @@ pub fn move_capsule(
     let mut kept =
         horizontal_of(movement.translation).length() / horizontal_of(desired).length().max(1e-6);
     let mut moves = 0;
+    let mut continued = false;
     while moves < STEP_CONTINUE_MOVES {
         let lifted = movement.translation.y > desired.y + STEP_LIFT_M;
         let left_h = horizontal_of(desired) - horizontal_of(movement.translation);
@@ -392,28 +401,28 @@ pub fn move_capsule(
         }
         let from = center + movement.translation;
         let mut ask = left_h / kept.clamp(STEP_CONTINUE_MIN_KEPT, 1.0);
-        let mut rest = run_from(from, ask);
+        let (mut step, mut step_walls) = move_from(from, ask);
         moves += 1;
-        let mut went_m = horizontal_of(rest.1.translation).length();
+        let mut went_m = horizontal_of(step.translation).length();
         while went_m > left_m + STEP_CONTINUE_MIN_M && moves < STEP_CONTINUE_MOVES {
             ask *= left_m / went_m;
-            rest = run_from(from, ask);
+            (step, step_walls) = move_from(from, ask);
             moves += 1;
-            went_m = horizontal_of(rest.1.translation).length();
+            went_m = horizontal_of(step.translation).length();
         }
-        if went_m > left_m + STEP_CONTINUE_MIN_M {
-            break;
-        }
-        let (_, step, step_walls, step_end) = rest;
-        kept = horizontal_of(step.translation).length() / ask.length().max(1e-6);
-        if !(step.translation.is_finite() && step.grounded && step_end.walkable_normal.is_some()) {
+        kept = went_m / ask.length().max(1e-6);
+        if went_m > left_m + STEP_CONTINUE_MIN_M || !(step.translation.is_finite() && step.grounded)
+        {
             break;
         }
         movement.translation += step.translation;
-        movement.grounded = step.grounded;
         movement.is_sliding_down_slope = step.is_sliding_down_slope;
         walls = step_walls;
-        end = step_end;
+        continued = true;
+    }
+    // The floor is probed once where the continued move ended (not after every move).
+    if continued {
+        end = floor_after(&movement);
     }
     let translation = movement.translation;
     if !translation.is_finite() {
