@@ -342,6 +342,32 @@ pub fn local_to_model(
     Ok(())
 }
 
+/// [`local_to_model`] for `joints` only: each listed joint's model transform from its
+/// parent's. The list must be parent-first, and every parent outside it already up to date
+/// (e.g. a limb's joints after only that limb's local rotations changed).
+pub fn local_to_model_joints(
+    skeleton: &Skeleton,
+    local: &Pose,
+    out: &mut ModelPose,
+    joints: &[usize],
+) -> Result<(), PoseError> {
+    check_len(skeleton.num_joints(), local.num_joints())?;
+    check_len(skeleton.num_joints(), out.num_joints())?;
+    let parents = skeleton.parents();
+    for &joint in joints {
+        let (Some(t), Some(parent)) = (local.local.get(joint), parents.get(joint)) else {
+            continue;
+        };
+        let local_affine =
+            Affine3A::from_scale_rotation_translation(t.scale, t.rotation, t.translation);
+        out.joints_model[joint] = match *parent {
+            Some(parent) => out.joints_model[parent] * local_affine,
+            None => local_affine,
+        };
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ use super::lock::{FootLock, LockConfig};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 use super::two_bone::{knee_pole_model, TwoBoneIkJob};
 use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
-use crate::pose::{local_to_model, ModelPose, Pose, PoseError};
+use crate::pose::{local_to_model, local_to_model_joints, ModelPose, Pose, PoseError};
 use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
 
@@ -122,6 +122,44 @@ pub struct LegRig {
 pub struct FootRig {
     pub pelvis: usize,
     pub legs: [LegRig; 2],
+    /// Each leg's joints from the thigh down, parent-first: after the legs are solved only
+    /// these need model transforms again. `None` for a leg with more than
+    /// [`LegJoints::MAX`] (then the whole skeleton is recomputed).
+    pub leg_joints: [Option<LegJoints>; 2],
+}
+
+/// A leg's joints from the thigh down, parent-first (fixed size: no allocation per tick).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LegJoints {
+    joints: [usize; LegJoints::MAX],
+    len: usize,
+}
+
+impl LegJoints {
+    pub const MAX: usize = 16;
+
+    /// `thigh` and every joint below it, in skeleton (parent-first) order; `None` past
+    /// [`LegJoints::MAX`].
+    fn below(skeleton: &Skeleton, thigh: usize) -> Option<LegJoints> {
+        let mut set = LegJoints {
+            joints: [0; LegJoints::MAX],
+            len: 0,
+        };
+        let mut inside = vec![false; skeleton.num_joints()];
+        for joint in 0..skeleton.num_joints() {
+            let below = joint == thigh || skeleton.parent(joint).is_some_and(|p| inside[p]);
+            if below {
+                inside[joint] = true;
+                *set.joints.get_mut(set.len)? = joint;
+                set.len += 1;
+            }
+        }
+        Some(set)
+    }
+
+    pub fn as_slice(&self) -> &[usize] {
+        &self.joints[..self.len]
+    }
 }
 
 impl FootRig {
@@ -157,6 +195,7 @@ impl FootRig {
             [Some(left), Some(right)] => Ok(FootRig {
                 pelvis,
                 legs: [left, right],
+                leg_joints: [left, right].map(|leg| LegJoints::below(skeleton, leg.chain.thigh)),
             }),
             _ => Err(FootIkError::NoPelvis),
         }
@@ -822,7 +861,7 @@ impl FootIk {
                     num_joints: model.num_joints(),
                 })?;
         }
-        local_to_model(skeleton, pose, model)?;
+        self.update_legs(skeleton, pose, model)?;
         for (i, leg) in self.rig.legs.iter().enumerate() {
             let foot = leg.chain.foot;
             let wanted_model = align_model[i] * animated[i].rotation_model;
@@ -846,9 +885,27 @@ impl FootIk {
                 }
             }
         }
-        local_to_model(skeleton, pose, model)?;
+        self.update_legs(skeleton, pose, model)?;
         self.output = out;
         Ok(&self.output)
+    }
+
+    /// Model transforms of the legs again after their local rotations changed (the rest of
+    /// the skeleton is already up to date).
+    fn update_legs(
+        &self,
+        skeleton: &Skeleton,
+        pose: &Pose,
+        model: &mut ModelPose,
+    ) -> Result<(), FootIkError> {
+        match self.rig.leg_joints {
+            [Some(left), Some(right)] => {
+                local_to_model_joints(skeleton, pose, model, left.as_slice())?;
+                local_to_model_joints(skeleton, pose, model, right.as_slice())?;
+            }
+            _ => local_to_model(skeleton, pose, model)?,
+        }
+        Ok(())
     }
 }
 
@@ -1112,6 +1169,38 @@ mod tests {
             r.model
                 .point_model(leg.chain.foot, leg.sockets.ball_foot_local),
         )
+    }
+
+    #[test]
+    fn the_legs_alone_are_recomputed_and_the_model_pose_stays_whole() {
+        let r = rig(FootIkMode::Predictive);
+        let foot_rig = *r.ik.rig();
+        for (leg, joints) in foot_rig.legs.iter().zip(foot_rig.leg_joints) {
+            let joints = joints.expect("the mannequin's legs fit");
+            let set = joints.as_slice();
+            assert_eq!(set[0], leg.chain.thigh);
+            for joint in [leg.chain.calf, leg.chain.foot] {
+                assert!(set.contains(&joint), "{joint} in {set:?}");
+            }
+            assert!(!set.contains(&foot_rig.pelvis));
+            for (k, &joint) in set.iter().enumerate().skip(1) {
+                let parent = r.mannequin.skeleton.parent(joint).unwrap();
+                assert!(set[..k].contains(&parent), "parent of {joint} comes first");
+            }
+        }
+        // After a solve that moved the pelvis and both legs, the model pose is exactly the
+        // local pose's (nothing left stale by the partial updates).
+        let mut r = rig(FootIkMode::Predictive);
+        let world = split_world(Some(0.05), Some(-0.2));
+        for _ in 0..10 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        assert!(r.ik.output().pelvis_offset_m < -0.01);
+        let mut full = ModelPose::new(r.pose.num_joints());
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut full).unwrap();
+        for (a, b) in r.model.joints_model().iter().zip(full.joints_model()) {
+            assert!(a.abs_diff_eq(*b, 1e-6), "{a:?} vs {b:?}");
+        }
     }
 
     #[test]
