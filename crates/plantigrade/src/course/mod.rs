@@ -324,10 +324,12 @@ impl Course {
     /// surface, 0 on or above it, `None` off the course or for non-finite input.
     ///
     /// Not the height under the point: a toe 2 mm into a stair riser is 2 mm deep, though
-    /// the tread above it is a whole step higher. The depth is the smaller of the distance
-    /// to the surface above it (along the normal there: exact on a plane) and the
-    /// horizontal distance to where the ground drops below the point (a riser's face, a
-    /// pebble's flank), found in 16 directions to within 1 mm.
+    /// the tread above it is a whole step higher. The depth is the smallest of the distance
+    /// to the surface above it (along the normal there: exact on a plane), the horizontal
+    /// distance to where the ground drops below the point (a riser's face, a pebble's
+    /// flank), and the distance to the surface above a nearby point (a step's corner, for
+    /// a point just behind a riser and under the lower tread too), found in 16 directions,
+    /// faces and edges to within 1 mm.
     pub fn depth_below_surface_m(&self, point_world: Vec3) -> Option<f32> {
         let ground = self.ground(point_world.x, point_world.z)?;
         let below_m = ground.height_m - point_world.y;
@@ -338,32 +340,67 @@ impl Course {
             return Some(0.0);
         }
         let mut depth_m = below_m * ground.normal_world.y.clamp(0.0, 1.0);
-        let clear = |d: Vec2, s: f32| {
+        // How far below the ground `s` along `d` the point is (≤ 0: clear of it there).
+        let under = |d: Vec2, s: f32| {
             self.ground_height(point_world.x + d.x * s, point_world.z + d.y * s)
-                .is_some_and(|h| h <= point_world.y)
+                .map(|h| h - point_world.y)
         };
+        // A surface point `s` away horizontally and `below` under the ground there.
+        let via = |s: f32, below: f32| (s * s + below * below).sqrt();
         const DIRECTIONS: usize = 16;
         const STEP_M: f32 = 0.01;
+        // A drop in the ground between two steps larger than this is a step's edge.
+        const STEP_DROP_M: f32 = 0.005;
         for k in 0..DIRECTIONS {
             let angle = k as f32 * std::f32::consts::TAU / DIRECTIONS as f32;
             let d = Vec2::new(angle.cos(), angle.sin());
-            // March out to the best depth so far, then bisect the first clear step.
+            // March out to the best depth so far, then bisect the first clear step. On the
+            // way, the ground above each step is a surface point too (a toe just behind a
+            // riser and a millimetre under the lower tread is near that corner).
             let mut inside_m = 0.0f32;
+            let mut inside_below = below_m;
             let mut s = STEP_M;
             while s < depth_m + STEP_M {
                 let s_capped = s.min(depth_m);
-                if clear(d, s_capped) {
-                    let mut hi = s_capped;
-                    while hi - inside_m > 0.001 {
-                        let mid = 0.5 * (inside_m + hi);
-                        if clear(d, mid) {
-                            hi = mid;
-                        } else {
-                            inside_m = mid;
+                match under(d, s_capped) {
+                    Some(below) if below <= 0.0 => {
+                        let mut hi = s_capped;
+                        while hi - inside_m > 0.001 {
+                            let mid = 0.5 * (inside_m + hi);
+                            match under(d, mid) {
+                                Some(below) if below <= 0.0 => hi = mid,
+                                Some(below) => {
+                                    depth_m = depth_m.min(via(mid, below));
+                                    inside_m = mid;
+                                }
+                                None => inside_m = mid,
+                            }
                         }
+                        depth_m = depth_m.min(hi);
+                        break;
                     }
-                    depth_m = depth_m.min(hi);
-                    break;
+                    Some(below) => {
+                        // The ground stepped down since the last step (a riser): find where,
+                        // to within 1 mm; the corner there is the nearer surface point.
+                        if below < inside_below - STEP_DROP_M {
+                            let (mut lo, mut hi) = (inside_m, s_capped);
+                            let cut = 0.5 * (inside_below + below);
+                            while hi - lo > 0.001 {
+                                let mid = 0.5 * (lo + hi);
+                                if under(d, mid).is_some_and(|b| b > cut) {
+                                    lo = mid;
+                                } else {
+                                    hi = mid;
+                                }
+                            }
+                            if let Some(b) = under(d, hi) {
+                                depth_m = depth_m.min(via(hi, b.max(0.0)));
+                            }
+                        }
+                        depth_m = depth_m.min(via(s_capped, below));
+                        inside_below = below;
+                    }
+                    None => {}
                 }
                 inside_m = s_capped;
                 s += STEP_M;

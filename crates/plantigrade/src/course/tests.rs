@@ -639,6 +639,15 @@ fn depth_below_surface_is_the_distance_to_the_nearest_ground() {
     assert_close(c.depth_below_surface_m(toe).unwrap(), 0.003, 0.001, "riser");
     let mid = Vec3::new(x, 0.35, riser_z + 0.14);
     assert_close(c.depth_below_surface_m(mid).unwrap(), 0.05, 1e-5, "tread");
+    // 8 mm behind that riser and 1 mm under the lower tread: near the nosing's corner
+    // (√(8² + 1²) ≈ 8.1 mm), not the 20 cm of upper tread above it.
+    let corner = Vec3::new(x, 0.199, riser_z + 0.008);
+    assert_close(
+        c.depth_below_surface_m(corner).unwrap(),
+        0.0081,
+        0.001,
+        "corner",
+    );
     // A 30° ramp: 1 cm below the surface vertically is cos 30° cm deep.
     let x = lane("ramp_30deg");
     let z = 3.0 + 0.5 * 1.5 / 30f32.to_radians().tan();
