@@ -379,23 +379,23 @@ pub fn move_capsule(
     // little of the horizontal move (a walk up 20 cm stairs dropped from 1.75 to 0.2-0.8
     // m/s for five ticks a step, and the animation with it). Once lifted, the rest of the
     // horizontal move is made from up there, as a step-up does.
-    let horizontal_of = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
+    let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
     // The share of a horizontal request the last move kept: the next one asks for the rest
     // over it, so the climb converges in a move or two instead of losing that share of
     // what is left each time. A move that went farther than what was left (the climb got
     // easier) is run again, scaled down, so the tick never outruns the request.
     let mut kept =
-        horizontal_of(movement.translation).length() / horizontal_of(desired).length().max(1e-6);
+        horizontal(movement.translation).length() / horizontal(desired).length().max(1e-6);
     let mut moves = 0;
     let mut continued = false;
     while moves < STEP_CONTINUE_MOVES {
         let lifted = movement.translation.y > desired.y + STEP_LIFT_M;
-        let left_h = horizontal_of(desired) - horizontal_of(movement.translation);
+        let left_h = horizontal(desired) - horizontal(movement.translation);
         let left_m = left_h.length();
         if !lifted
             || !movement.translation.is_finite()
             || left_m <= STEP_CONTINUE_MIN_M
-            || left_h.dot(horizontal_of(desired)) <= 0.0
+            || left_h.dot(horizontal(desired)) <= 0.0
         {
             break;
         }
@@ -403,12 +403,12 @@ pub fn move_capsule(
         let mut ask = left_h / kept.clamp(STEP_CONTINUE_MIN_KEPT, 1.0);
         let (mut step, mut step_walls) = move_from(from, ask);
         moves += 1;
-        let mut went_m = horizontal_of(step.translation).length();
+        let mut went_m = horizontal(step.translation).length();
         while went_m > left_m + STEP_CONTINUE_MIN_M && moves < STEP_CONTINUE_MOVES {
             ask *= left_m / went_m;
             (step, step_walls) = move_from(from, ask);
             moves += 1;
-            went_m = horizontal_of(step.translation).length();
+            went_m = horizontal(step.translation).length();
         }
         kept = went_m / ask.length().max(1e-6);
         if went_m > left_m + STEP_CONTINUE_MIN_M || !(step.translation.is_finite() && step.grounded)
@@ -436,7 +436,6 @@ pub fn move_capsule(
             .contact_normal
             .is_some_and(|n| n.y < cos_min_slide && n.y > 1.0e-3);
 
-    let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
     let desired_h = horizontal(desired);
     let achieved_h = horizontal(translation);
     // Autostep lifts the capsule above the requested height while it climbs a riser: a

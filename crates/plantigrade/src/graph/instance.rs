@@ -482,10 +482,9 @@ impl Update<'_> {
                 let at_rest = rest_weight >= 1.0 - REST_WEIGHT_TOLERANCE;
                 // A node that has not played yet starts as from rest.
                 let was_at_rest = st.at_rest || st.fresh;
-                if let (Some(phase), true, false) = (options.start_phase, was_at_rest, at_rest) {
-                    if options.sync {
-                        st.phase = phase;
-                    }
+                let leaving_rest = options.sync && was_at_rest && !at_rest;
+                if let Some(phase) = options.start_phase.filter(|_| leaving_rest) {
+                    st.phase = phase;
                 }
                 st.at_rest = at_rest;
                 let rate = self.playback_rate(node, options);

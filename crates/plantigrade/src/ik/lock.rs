@@ -5,6 +5,8 @@
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
+use crate::mannequin::easing::smoothstep;
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LockConfig {
@@ -81,8 +83,7 @@ impl FootLock {
     /// While gliding back after a release: how far the foot still is from the animation
     /// (world xz, as of the last update); zero otherwise.
     pub fn release_offset_xz(&self) -> Vec2 {
-        let s = self.release_left.clamp(0.0, 1.0);
-        self.release_offset * (s * s * (3.0 - 2.0 * s))
+        self.release_offset * smoothstep(self.release_left)
     }
 
     /// Drops the lock and any release in progress (teleport, IK off).

@@ -24,6 +24,7 @@ use super::lock::{FootLock, LockConfig};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 use super::two_bone::{knee_pole_model, TwoBoneIkJob};
 use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
+use crate::mannequin::easing::smoothstep;
 use crate::pose::{local_to_model, local_to_model_joints, ModelPose, Pose, PoseError};
 use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
@@ -739,8 +740,7 @@ impl FootIk {
         let mut drop_m = 0.0f32;
         let anticipation_s = LANDING_TIME_CONSTANTS / config.pelvis.down_rate_per_s.max(1e-3);
         for (i, leg) in self.rig.legs.iter().enumerate() {
-            let hip_model = model.position_model(leg.chain.thigh);
-            let hip_world = root + facing * hip_model;
+            let hip_world = root + facing * model.position_model(leg.chain.thigh);
             drop_m = drop_m.max(required_drop_m(
                 hip_world,
                 targets_world[i],
@@ -756,12 +756,8 @@ impl FootIk {
             ) {
                 let anticipation = 1.0 - (landing_in_s / anticipation_s).clamp(0.0, 1.0);
                 let travel = input.velocity_world * landing_in_s;
-                let hip_then = hip_world
-                    + if travel.is_finite() {
-                        travel
-                    } else {
-                        Vec3::ZERO
-                    };
+                let hip_then =
+                    hip_world + Some(travel).filter(|t| t.is_finite()).unwrap_or_default();
                 let mut ankle_then = root + facing * landed.ankle_model;
                 ankle_then.x += hip_then.x - hip_world.x;
                 ankle_then.z += hip_then.z - hip_world.z;
@@ -924,11 +920,6 @@ fn finite_or(value: f32, fallback: f32) -> f32 {
 
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t.clamp(0.0, 1.0)
-}
-
-fn smoothstep(t: f32) -> f32 {
-    let t = t.clamp(0.0, 1.0);
-    t * t * (3.0 - 2.0 * t)
 }
 
 /// IK-8's reach, helped by the foot: an ankle target farther than `reach_m` from the hip is

@@ -4,7 +4,7 @@
 use std::f32::consts::PI;
 
 /// Hermite smoothstep: zero slope at both ends. Input is clamped to 0..=1.
-pub(super) fn smoothstep(x: f32) -> f32 {
+pub(crate) fn smoothstep(x: f32) -> f32 {
     let x = x.clamp(0.0, 1.0);
     x * x * (3.0 - 2.0 * x)
 }

@@ -13,7 +13,7 @@
 
 mod body;
 mod clips;
-mod easing;
+pub(crate) mod easing;
 mod gait;
 mod keys;
 mod limb_ik;
