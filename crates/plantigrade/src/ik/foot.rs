@@ -65,6 +65,10 @@ pub struct ProbeConfig {
     pub probe_up_m: f32,
     /// Ray end below the predicted point (m).
     pub probe_down_m: f32,
+    /// A probe ahead of the foot starts higher by what a walkable slope rises over the
+    /// look-ahead, up to this much (m): about a step, so a ray far up a ramp does not start
+    /// inside it, nor one under a low ceiling on top of it.
+    pub max_rise_ahead_m: f32,
     /// Retries with half the look-ahead each after a total miss.
     pub max_retries: u8,
     /// Hits steeper than this are risers or walls, not support (rad).
@@ -81,6 +85,7 @@ impl Default for ProbeConfig {
             look_ahead_full_speed_m_s: 1.75,
             probe_up_m: 0.30,
             probe_down_m: 1.20,
+            max_rise_ahead_m: 0.45,
             max_retries: 2,
             max_support_slope_rad: 45f32.to_radians(),
             edge_mismatch_m: 0.03,
@@ -174,19 +179,34 @@ impl FootProbeResult {
 /// put it within 1/32 of the foot, about 6 mm).
 const EDGE_BISECTIONS: u8 = 4;
 
+/// A ray down through `point_world`, from `probe_up_m` plus `extra_up_m` above it to
+/// `probe_down_m` below it.
 fn cast_down(
     world: &dyn World,
     point_world: Vec3,
+    extra_up_m: f32,
     config: &ProbeConfig,
     filter: QueryFilter,
 ) -> Option<RayHit> {
-    let origin = point_world + Vec3::Y * config.probe_up_m;
-    world.cast_ray(
-        origin,
-        -Vec3::Y,
-        config.probe_up_m + config.probe_down_m,
-        filter,
-    )
+    let up_m = config.probe_up_m + extra_up_m;
+    let origin = point_world + Vec3::Y * up_m;
+    // A ray that starts inside something (a wall, a step it is below) hits at once: that
+    // is no ground to stand on.
+    world
+        .cast_ray(origin, -Vec3::Y, up_m + config.probe_down_m, filter)
+        .filter(|hit| hit.distance_m > STARTED_INSIDE_M)
+}
+
+/// A hit this close to the ray's start (m) means the ray started inside geometry.
+const STARTED_INSIDE_M: f32 = 1e-3;
+
+/// How much higher (m) the ground may be `distance_m` further along: a walkable slope's
+/// rise over it, up to `max_rise_ahead_m`. A probe that far ahead of the foot starts that
+/// much higher, or on a steep ramp its ray would start inside the ground.
+fn rise_allowance_m(distance_m: f32, config: &ProbeConfig) -> f32 {
+    let tan = config.max_support_slope_rad.clamp(0.0, 1.5).tan();
+    let cap = config.max_rise_ahead_m.min(config.probe_down_m).max(0.0);
+    (distance_m * tan).clamp(0.0, cap)
 }
 
 /// Casts a foot's probes (IK-2, IK-3): heel and toe at the predicted point, retrying with
@@ -207,10 +227,10 @@ pub fn run_foot_probe(
     let ahead = request
         .ahead_world
         .filter(|p| p.is_finite())
-        .map(|p| cast_down(world, p, config, filter));
+        .map(|p| cast_down(world, p, 0.0, config, filter));
     let ahead_rays = u8::from(ahead.is_some());
     if request.single_point {
-        let hit = cast_down(world, mid, config, filter);
+        let hit = cast_down(world, mid, 0.0, config, filter);
         return FootProbeResult {
             ran: true,
             heel: hit,
@@ -231,8 +251,21 @@ pub fn run_foot_probe(
     for retry in 0..=config.max_retries {
         let offset = request.look_ahead_offset_world * scale;
         let shift = Vec3::new(offset.x, 0.0, offset.y);
-        let heel = cast_down(world, request.heel_world + shift, config, filter);
-        let toe = cast_down(world, request.ball_world + shift, config, filter);
+        let extra_up_m = rise_allowance_m(offset.length(), config);
+        let heel = cast_down(
+            world,
+            request.heel_world + shift,
+            extra_up_m,
+            config,
+            filter,
+        );
+        let toe = cast_down(
+            world,
+            request.ball_world + shift,
+            extra_up_m,
+            config,
+            filter,
+        );
         result.rays_cast += 2;
         result.heel = heel;
         result.toe = toe;
@@ -261,9 +294,10 @@ pub fn run_foot_probe(
                 request.ball_world.y,
                 result.toe_probe_xz.y,
             );
+            let extra_up_m = rise_allowance_m(result.look_ahead_used_xz.length(), config);
             for _ in 0..EDGE_BISECTIONS {
                 let t = 0.5 * (lo + hi);
-                let hit = cast_down(world, from.lerp(to, t), config, filter);
+                let hit = cast_down(world, from.lerp(to, t), extra_up_m, config, filter);
                 result.rays_cast += 1;
                 let near_heel = hit.is_some_and(|h| {
                     (h.point.y - heel.point.y).abs() < 0.5 * (toe.point.y - heel.point.y).abs()
@@ -278,8 +312,8 @@ pub fn run_foot_probe(
         }
     }
     if request.look_ahead_offset_world.length_squared() > 1e-6 {
-        result.heel_here = cast_down(world, request.heel_world, config, filter);
-        result.toe_here = cast_down(world, request.ball_world, config, filter);
+        result.heel_here = cast_down(world, request.heel_world, 0.0, config, filter);
+        result.toe_here = cast_down(world, request.ball_world, 0.0, config, filter);
         result.rays_cast += 2;
     }
     result
@@ -662,6 +696,46 @@ mod tests {
     }
 
     #[test]
+    fn a_ray_that_starts_inside_something_finds_no_support() {
+        // A surface exactly where the rays start (30 cm over the foot: a ray starting in a
+        // wall or a step hits at once, at distance 0) is not ground to stand on.
+        let world = HeightWorld::new(|_, _| Some((0.30, Vec3::Y)));
+        let config = ProbeConfig::default();
+        let mut req = request(0.0, 0.0);
+        req.heel_world.y = 0.0;
+        req.ball_world.y = 0.0;
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert!(r.heel.is_none() && r.toe.is_none(), "{r:?}");
+        // A hair lower, it is ground.
+        let world = HeightWorld::new(|_, _| Some((0.29, Vec3::Y)));
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.heel.unwrap().point.y, 0.29);
+    }
+
+    #[test]
+    fn a_probe_far_up_a_steep_slope_starts_above_it() {
+        // A 40° ramp rising from z = 0; the foot stands at its foot, the landing is 0.7 m
+        // up it (0.59 m higher: above where a ray 0.30 m over the foot would start).
+        let tan = 40f32.to_radians().tan();
+        let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+        let world = HeightWorld::new(move |_, z: f32| Some((z.max(0.0) * tan, normal)));
+        let config = ProbeConfig::default();
+        let mut req = request(-0.09, 0.7);
+        req.heel_world.y = 0.0;
+        req.ball_world.y = 0.0;
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.retries, 0, "found at the full look-ahead");
+        assert_eq!(r.look_ahead_used_xz, Vec2::new(0.0, 0.7));
+        for (hit, z) in [(r.heel, -0.09 + 0.7), (r.toe, 0.09 + 0.7)] {
+            let hit = hit.expect("hit the ramp");
+            assert!((hit.point.y - z * tan).abs() < 1e-4, "{hit:?} at z {z}");
+        }
+        // Under the foot, the rays start where they always did.
+        let here = r.toe_here.unwrap();
+        assert!((here.distance_m - (config.probe_up_m - 0.09 * tan)).abs() < 1e-4);
+    }
+
+    #[test]
     fn analytic_stairs_give_the_tread_under_the_predicted_foot() {
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);
@@ -678,8 +752,11 @@ mod tests {
             let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
             let (plane, _) = fit_support_plane(&r, &config).unwrap();
             let p = r.predicted_world;
-            // The tread under each ray's start (a ray cannot see a tread above its origin).
-            let top = req.heel_world.y + config.probe_up_m;
+            // The tread under each ray's start (a ray cannot see a tread above its origin,
+            // which is raised by what a walkable slope could rise over the look-ahead).
+            let top = req.heel_world.y
+                + config.probe_up_m
+                + rise_allowance_m(r.look_ahead_used_xz.length(), &config);
             let below = |z: f32| course.surface_below(p.x, z, top).unwrap().height_m;
             let (truth_heel, truth_toe) = (below(p.z - 0.09), below(p.z + 0.09));
             let h = plane.height_at(p.x, p.z);
