@@ -445,6 +445,17 @@ pub fn other_surface(result: &FootProbeResult, source: SupportSource) -> Option<
     lower_plane_if_concave(result.heel?, result.toe?)
 }
 
+/// The plane of one side of a step the heel and toe probes straddle: the toe's tread
+/// (`toward_toe`) or the heel's.
+pub fn tread_plane(result: &FootProbeResult, toward_toe: bool) -> Option<SupportPlane> {
+    let hit = if toward_toe {
+        result.toe?
+    } else {
+        result.heel?
+    };
+    SupportPlane::through(hit.point, hit.normal)
+}
+
 /// For two hits at different heights, the lower hit's plane when the higher hit rises
 /// above it carried on (concave: the foot of a ramp, a step up), where a foot must clear
 /// both; `None` when convex (a crest, where the lower surface carried on would pass above

@@ -17,8 +17,8 @@ use glam::{Quat, Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
 use super::foot::{
-    fit_support_plane, other_surface, FootIkMode, FootProbeRequest, FootProbeResult, ProbeConfig,
-    SupportPlane, SupportSource,
+    fit_support_plane, other_surface, tread_plane, FootIkMode, FootProbeRequest, FootProbeResult,
+    ProbeConfig, SupportPlane, SupportSource,
 };
 use super::lock::{FootLock, LockConfig};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
@@ -520,6 +520,20 @@ impl FootIk {
                         };
                         state.source = Some(source);
                         state.second_plane = other_surface(&result, source);
+                        // A swinging foot that will be set down on one tread of a step
+                        // takes that tread's plane, not the higher one: a toe probe a
+                        // hair past the next riser must not lift the whole foot a step.
+                        let mut plane = plane;
+                        if let (SupportSource::Edge, true, Some(shift)) =
+                            (source, state.contact < 0.5, tread_shift(&result, &config))
+                        {
+                            let toward_toe =
+                                shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
+                            if let Some(side) = tread_plane(&result, toward_toe) {
+                                plane = side;
+                                state.second_plane = None;
+                            }
+                        }
                         // Heights are compared where the foot is going (the landing
                         // point), not extrapolated back to where it is.
                         let ahead = result.look_ahead_used_xz;
@@ -573,7 +587,8 @@ impl FootIk {
                 if let (Some(SupportSource::Edge), Some(shift)) =
                     (state.source, tread_shift(&result, &config))
                 {
-                    let wanted = state.placement_world + shift;
+                    // The probes were cast with the applied placement, not the wanted one.
+                    let wanted = state.placement_applied_world + shift;
                     state.placement_world = wanted.clamp_length_max(config.max_placement_m);
                 }
             }
@@ -797,9 +812,27 @@ impl FootIk {
             // Out of reach while planted: roll onto the ball first (by up to the limit, in
             // as the contact does so it never pops), and solve for the rolled ankle.
             let planted = smoothstep(self.feet[i].contact);
+            let reach_m =
+                config.soften.clamp(0.0, 1.0) * (hip.distance(knee) + knee.distance(ankle));
+            // Out of reach while swinging (a foot bound for a tread the pelvis has not come
+            // down to yet): the foot waits above its target rather than being pulled back
+            // along the leg, which on a way down cuts through the nosing it is passing.
+            // Only ahead of the hip (a foot kicked back at toe-off is the solver's), and
+            // eased in over the first few cm past the reach, so a leg the animation itself
+            // stretches straight is left alone.
+            if alphas[i] > 0.0 && planted < 1.0 {
+                let d = target_model - hip;
+                let room_sq = reach_m * reach_m - (d.x * d.x + d.z * d.z);
+                let past_reach_m = d.length() - reach_m;
+                if room_sq > 0.0 && past_reach_m > 0.0 {
+                    let lowest_y = hip.y - room_sq.sqrt();
+                    let weight = smoothstep((past_reach_m / SWING_LIFT_EASE_M).min(1.0))
+                        * smoothstep((d.z / SWING_LIFT_AHEAD_M).clamp(0.0, 1.0));
+                    target_model.y = lerp(target_model.y, lowest_y, weight * (1.0 - planted));
+                    out.feet[i].ankle_target_world = root + facing * target_model;
+                }
+            }
             if alphas[i] > 0.0 && planted > 0.0 {
-                let reach_m =
-                    config.soften.clamp(0.0, 1.0) * (hip.distance(knee) + knee.distance(ankle));
                 let anim = &animated[i];
                 let ball_offset = align_model[i] * (anim.ball_model - anim.ankle_model);
                 if let Some((roll, rolled)) = roll_onto_ball(
@@ -1003,6 +1036,13 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     Some((dir * shift).clamp_length_max(config.max_placement_m))
 }
 
+/// How far past its reach (m) a swinging foot's target must be to be fully raised to it.
+const SWING_LIFT_EASE_M: f32 = 0.03;
+
+/// How far ahead of the hip (m, model +Z) a swinging foot's target must be to be raised
+/// fully; behind the hip it is not raised at all.
+const SWING_LIFT_AHEAD_M: f32 = 0.1;
+
 /// Time constants of the swing smoothing a foot has left before it lands, at least.
 const LANDING_TIME_CONSTANTS: f32 = 3.0;
 
@@ -1125,12 +1165,25 @@ mod tests {
         input: &FootIkInput,
         right_knee_rad: f32,
     ) -> [f32; 2] {
+        tick_swung(r, world, input, 0.0, right_knee_rad)
+    }
+
+    /// [`tick_bent`] with the right thigh also swung forward by `right_hip_rad`.
+    fn tick_swung(
+        r: &mut Rig,
+        world: &dyn World,
+        input: &FootIkInput,
+        right_hip_rad: f32,
+        right_knee_rad: f32,
+    ) -> [f32; 2] {
         let idle = r.mannequin.clip("Idle").unwrap();
         idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
             .unwrap();
-        let calf = r.ik.rig().legs[1].chain.calf;
-        let knee = &mut r.pose.local_mut()[calf].rotation;
-        *knee *= Quat::from_rotation_x(right_knee_rad);
+        let chain = r.ik.rig().legs[1].chain;
+        // The mannequin's rest rotations are identity: a turn about -X swings the leg
+        // forward, about +X bends the knee back.
+        r.pose.local_mut()[chain.thigh].rotation *= Quat::from_rotation_x(-right_hip_rad);
+        r.pose.local_mut()[chain.calf].rotation *= Quat::from_rotation_x(right_knee_rad);
         local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
         let animated = r.ik.rig().animated_feet(&r.model);
         let requests = r.ik.plan_probes(input, &animated);
@@ -1479,6 +1532,63 @@ mod tests {
         }
         let (heel, ball) = sole_points(&r, 0);
         assert_ne!(side(heel.z), side(ball.z), "placement off: {heel} {ball}");
+    }
+
+    #[test]
+    fn a_swinging_foot_across_a_step_takes_the_tread_it_will_be_set_on() {
+        // The right foot swings with a step up 4 cm behind its ball: most of the foot is
+        // over the lower tread, so it is moved back onto it and takes its height, not
+        // lifted a whole step by the toe's probe.
+        let mut r = rig(FootIkMode::Predictive);
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+        let feet = r.ik.rig().animated_feet(&r.model);
+        let edge_z = feet[1].ball_model.z - 0.04;
+        let world = step_world(edge_z, 0.15);
+        let mut swinging = input(Vec3::ZERO, 1.0);
+        swinging.contact_curve[1] = 0.0;
+        for k in 0..10 {
+            tick(&mut r, &world, &swinging);
+            let report = r.ik.output().feet[1];
+            if k == 0 {
+                assert_eq!(report.source, Some(SupportSource::Edge));
+            }
+            let support = report.support_height_m.unwrap();
+            assert!(
+                support.abs() < 1e-3,
+                "tick {k}: support at {support}, not the lower tread"
+            );
+        }
+        // The step ahead is cleared, not stood on.
+        let (heel, ball) = sole_points(&r, 1);
+        assert!(heel.y.min(ball.y) > -1e-3, "sole {heel} {ball}");
+    }
+
+    #[test]
+    fn a_swinging_foot_out_of_reach_waits_above_its_target() {
+        // The right foot swings forward over a drop deeper than the pelvis may come
+        // down: its target is out of reach. The foot stays over where it is going (the
+        // target is raised to the leg's reach), not pulled in toward the hip along the leg.
+        let mut r = rig(FootIkMode::Predictive);
+        let world = split_world(Some(0.0), Some(-0.9));
+        let mut swinging = input(Vec3::ZERO, 1.0);
+        swinging.contact_curve[1] = 0.0;
+        for _ in 0..20 {
+            tick_swung(&mut r, &world, &swinging, 30f32.to_radians(), 0.0);
+        }
+        let out = *r.ik.output();
+        let target = out.feet[1].ankle_target_world;
+        let ankle = r.model.position_model(r.ik.rig().legs[1].chain.foot);
+        let horizontal = Vec2::new(ankle.x - target.x, ankle.z - target.z).length();
+        assert!(horizontal < 2e-3, "ankle {ankle} vs target {target}");
+        assert!(target.y > -0.9, "raised target {target}");
+        assert!(
+            (ankle.y - target.y).abs() < 5e-3,
+            "ankle {ankle} reaches {target}"
+        );
+        assert_eq!(out.knee_flips, 0);
     }
 
     #[test]
