@@ -67,6 +67,7 @@ fn foot_ik(c: &mut Criterion) {
                     lod_weight: 1.0,
                     probe_feet: [true; 2],
                     landing_in_s: [f32::NAN; 2],
+                    landing_feet_model: [None; 2],
                 };
                 let animated = ik.rig().animated_feet(&model);
                 let requests = ik.plan_probes(&input, &animated);

@@ -20,7 +20,7 @@ use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance, RootMotion
 use crate::ik::look_at::{LookAt, LookAtChain, LookAtConfig};
 use crate::ik::{
     run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkMode,
-    FootIkOutput, FootProbeRequest, FootProbeResult,
+    FootIkOutput, FootProbeRequest, FootProbeResult, LandingPoses,
 };
 use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{
@@ -79,6 +79,10 @@ pub struct Character {
     foot_ik: Result<FootIk, FootIkError>,
     animated_feet: [AnimatedFoot; 2],
     contact_curves: [Option<usize>; 2],
+    /// Each clip's feet at their touch-downs, and this tick's blended, stride-warped
+    /// prediction of where each foot lands (IK-1).
+    landing_poses: Arc<LandingPoses>,
+    landing_feet: [Option<AnimatedFoot>; 2],
     /// The dominant clip and its phase last tick, and the phase rate measured from them
     /// (1/s), to time the next landing (see [`Character::time_to_landing_s`]).
     phase_last: Option<(usize, f32)>,
@@ -137,10 +141,28 @@ impl Character {
             graph.asset().curve_id("FootContact_L"),
             graph.asset().curve_id("FootContact_R"),
         ];
+        // Read from the clips once per asset (the rig is the asset skeleton's), not once
+        // per character: a crowd shares them.
+        let landing_poses = match &foot_ik {
+            Ok(foot_ik) => graph
+                .asset()
+                .landing_poses
+                .get_or_init(|| {
+                    Arc::new(LandingPoses::new(
+                        graph.asset(),
+                        foot_ik.rig(),
+                        contact_curves,
+                    ))
+                })
+                .clone(),
+            Err(_) => Arc::new(LandingPoses::default()),
+        };
         Ok(Self {
             foot_ik,
             animated_feet: [AnimatedFoot::default(); 2],
             contact_curves,
+            landing_poses,
+            landing_feet: [None; 2],
             phase_last: None,
             phase_rate_per_s: 0.0,
             landing_in_s: [f32::NAN; 2],
@@ -256,26 +278,26 @@ impl Character {
         // stride shortened along the movement by the graph's playback scale.
         if let Ok(foot_ik) = &self.foot_ik {
             self.animated_feet = foot_ik.rig().animated_feet(&self.model);
+            let landings = self
+                .landing_poses
+                .predict(self.graph.asset(), self.graph.sampled_clips());
+            let mut landing_feet = landings.map(|l| l.map(|l| l.foot));
             let scale = self.graph.playback_scale();
-            if scale != 1.0 {
-                let v = self.output.actual_velocity_world;
-                let v_model = self.facing_world().inverse() * Vec3::new(v.x, 0.0, v.z);
-                if let Some(along) = v_model.try_normalize() {
-                    let hips = foot_ik
-                        .rig()
-                        .legs
-                        .map(|l| self.model.position_model(l.chain.thigh));
-                    for (foot, hip) in self.animated_feet.iter_mut().zip(hips) {
-                        // Shorten the foot's reach ahead of or behind its hip, moving the
-                        // foot as a whole (its heel-to-ball length stays).
-                        let reach = (foot.ankle_model - hip).dot(along);
-                        let shift = -along * (reach * (1.0 - 1.0 / scale));
-                        foot.ankle_model += shift;
-                        foot.heel_model += shift;
-                        foot.ball_model += shift;
+            let v = self.output.actual_velocity_world;
+            let v_model = self.facing_world().inverse() * Vec3::new(v.x, 0.0, v.z);
+            if let (Some(along), true) = (v_model.try_normalize(), scale != 1.0) {
+                let hips = foot_ik
+                    .rig()
+                    .legs
+                    .map(|l| self.model.position_model(l.chain.thigh));
+                for i in 0..2 {
+                    warp_stride(&mut self.animated_feet[i], hips[i], along, scale);
+                    if let (Some(foot), Some(landing)) = (&mut landing_feet[i], landings[i]) {
+                        warp_stride(foot, landing.hip_model, along, scale);
                     }
                 }
             }
+            self.landing_feet = landing_feet;
         }
 
         // Slope-aware pelvis (TILT-1..6): a rotation of the pelvis, before foot IK so the
@@ -354,6 +376,7 @@ impl Character {
                 lod_weight,
                 probe_feet,
                 landing_in_s,
+                landing_feet_model: self.landing_feet,
             };
             let skip =
                 self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
@@ -659,6 +682,17 @@ impl Character {
     }
 }
 
+/// TILT-7 as stride warping: the foot's reach ahead of or behind its hip along the movement
+/// (`along`, model space) shortened by the playback `scale`, moving the foot as a whole (its
+/// heel-to-ball length stays).
+fn warp_stride(foot: &mut AnimatedFoot, hip_model: Vec3, along: Vec3, scale: f32) {
+    let reach = (foot.ankle_model - hip_model).dot(along);
+    let shift = -along * (reach * (1.0 - 1.0 / scale));
+    foot.ankle_model += shift;
+    foot.heel_model += shift;
+    foot.ball_model += shift;
+}
+
 /// IK-12: each probe ray (green hit, red miss, hit points), the predicted landing points and
 /// the ankle targets.
 fn draw_feet(
@@ -871,6 +905,79 @@ mod tests {
                 checked > 40,
                 "{speed}: only {checked} swinging ticks checked"
             );
+        }
+    }
+
+    #[test]
+    fn characters_of_one_asset_read_its_touch_downs_once() {
+        let course = Course::default_course();
+        let a = mannequin_on(&course, "flat");
+        let b = Character::new(
+            CharacterConfig::default(),
+            a.graph().asset().clone(),
+            Vec3::ZERO,
+            0.0,
+        )
+        .unwrap();
+        assert!(Arc::ptr_eq(&a.landing_poses, &b.landing_poses));
+    }
+
+    #[test]
+    fn a_swinging_foot_probes_where_the_clips_set_it_down() {
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let dt = 1.0 / 60.0;
+        // Worst horizontal miss (m) of the predicted landing (the middle of the heel and
+        // ball probes) against where heel and ball are when the foot locks, over the
+        // ticks with 0.05–0.25 s of swing left, walking and running on flat ground.
+        let worst_miss_m = |from_clips: bool, speed: f32| {
+            let mut c = mannequin_on(&course, "flat");
+            c.foot_ik_config_mut().unwrap().landing_from_clips = from_clips;
+            let intent = Intent {
+                move_world: glam::Vec2::new(0.0, speed),
+                ..Intent::IDLE
+            };
+            let legs = c.foot_ik().unwrap().rig().legs;
+            let mut pending: [Vec<Vec3>; 2] = Default::default();
+            let mut was_locked = [true; 2];
+            let (mut worst, mut checked) = (0.0f32, 0);
+            for tick in 0..240 {
+                c.tick(dt, &intent, &world).unwrap();
+                let out = *c.foot_ik_output().unwrap();
+                for (i, leg) in legs.iter().enumerate() {
+                    let report = out.feet[i];
+                    let landing_in_s = c.landing_in_s()[i];
+                    if (0.05..=0.25).contains(&landing_in_s) && tick >= 60 && !report.locked {
+                        pending[i].extend(report.predicted_world);
+                    }
+                    if report.locked && !was_locked[i] {
+                        let sole = |socket| {
+                            c.model_to_world(c.model_pose().point_model(leg.chain.foot, socket))
+                        };
+                        let landed = 0.5
+                            * (sole(leg.sockets.heel_foot_local)
+                                + sole(leg.sockets.ball_foot_local));
+                        for p in pending[i].drain(..) {
+                            let miss = glam::Vec2::new(p.x - landed.x, p.z - landed.z).length();
+                            worst = worst.max(miss);
+                            checked += 1;
+                        }
+                    }
+                    was_locked[i] = report.locked;
+                }
+            }
+            assert!(checked > 20, "{speed}: only {checked} ticks checked");
+            worst
+        };
+        for speed in [0.5f32, 1.0] {
+            let from_clips = worst_miss_m(true, speed);
+            let ik1 = worst_miss_m(false, speed);
+            assert!(
+                from_clips < 0.01,
+                "{speed}: from the clips, missed by {from_clips} m"
+            );
+            // IK-1 alone is short by the foot's own travel ahead of the body.
+            assert!(ik1 > 0.1, "{speed}: IK-1 alone missed by only {ik1} m");
         }
     }
 

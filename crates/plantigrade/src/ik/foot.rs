@@ -115,6 +115,10 @@ pub struct FootProbeRequest {
     pub ball_world: Vec3,
     /// Horizontal velocity × look-ahead (m, world xz).
     pub look_ahead_offset_world: Vec2,
+    /// Where the heel will land relative to the ball (world xz), when the foot's shape at
+    /// landing is known (a swinging foot is pitched, a landing one flat): the heel probe goes
+    /// there instead of the heel's own point moved by the look-ahead.
+    pub landing_heel_from_ball_xz: Option<Vec2>,
     /// Classic mode: one ray at the mid-foot, no retries.
     pub single_point: bool,
     /// Cast nothing (LOD, IK off): the result is [`FootProbeResult::NOT_RUN`].
@@ -251,27 +255,21 @@ pub fn run_foot_probe(
     for retry in 0..=config.max_retries {
         let offset = request.look_ahead_offset_world * scale;
         let shift = Vec3::new(offset.x, 0.0, offset.y);
+        let b = request.ball_world + shift;
+        let h = match request.landing_heel_from_ball_xz.filter(|v| v.is_finite()) {
+            Some(v) if offset.length_squared() > 0.0 => {
+                Vec3::new(b.x + v.x, request.heel_world.y, b.z + v.y)
+            }
+            _ => request.heel_world + shift,
+        };
         let extra_up_m = rise_allowance_m(offset.length(), config);
-        let heel = cast_down(
-            world,
-            request.heel_world + shift,
-            extra_up_m,
-            config,
-            filter,
-        );
-        let toe = cast_down(
-            world,
-            request.ball_world + shift,
-            extra_up_m,
-            config,
-            filter,
-        );
+        let heel = cast_down(world, h, extra_up_m, config, filter);
+        let toe = cast_down(world, b, extra_up_m, config, filter);
         result.rays_cast += 2;
         result.heel = heel;
         result.toe = toe;
-        result.predicted_world = mid + shift;
+        result.predicted_world = 0.5 * (h + b);
         result.retries = retry;
-        let (h, b) = (request.heel_world + shift, request.ball_world + shift);
         result.heel_probe_xz = Vec2::new(h.x, h.z);
         result.toe_probe_xz = Vec2::new(b.x, b.z);
         result.look_ahead_used_xz = offset;
@@ -489,6 +487,7 @@ mod tests {
             heel_world: Vec3::new(0.1, 0.05, heel_z),
             ball_world: Vec3::new(0.1, 0.05, heel_z + 0.18),
             look_ahead_offset_world: Vec2::new(0.0, offset_z),
+            landing_heel_from_ball_xz: None,
             single_point: false,
             skip: false,
             ahead_world: None,

@@ -62,6 +62,12 @@ pub struct FootIkConfig {
     /// or cannot) rolls heel-up about its ball by at most this much (rad), as a foot pushing
     /// off a lower step does, so the ball stays on the ground. 0 turns it off.
     pub max_reach_roll_rad: f32,
+    /// IK-1 with the clips' help: a swinging foot probes where the animation will set it
+    /// down (its clips' touch-down poses, carried on by the body's travel until the contact
+    /// curve rises), not where velocity × look-ahead carries it. Needs `FootContact_*`
+    /// curves; without them, or off, the IK-1 look-ahead is where the probes go (the
+    /// pelvis still comes down ahead of a landing the clips say it could not reach).
+    pub landing_from_clips: bool,
     /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
     pub foot_max_pitch_rad: f32,
     pub foot_max_roll_rad: f32,
@@ -87,6 +93,7 @@ impl Default for FootIkConfig {
             placement_margin_m: 0.03,
             release_step_height_m: 0.06,
             max_reach_roll_rad: 40f32.to_radians(),
+            landing_from_clips: true,
             foot_max_pitch_rad: 45f32.to_radians(),
             foot_max_roll_rad: 25f32.to_radians(),
             soften: 0.99,
@@ -245,6 +252,10 @@ pub struct FootIkInput {
     /// How long until each swinging foot lands (s), read ahead on the animation's contact
     /// curve; NaN when not known (then the foot's last swing times it).
     pub landing_in_s: [f32; 2],
+    /// Where the animation will set each swinging foot down (model space, relative to the
+    /// body as it will be then; see [`super::landing`]), `None` when not known (then the
+    /// foot as it is now, carried on by the body's velocity, is the prediction: IK-1).
+    pub landing_feet_model: [Option<AnimatedFoot>; 2],
 }
 
 /// What happened to one foot this tick (for metrics, traces and debug draw).
@@ -291,6 +302,9 @@ struct FootState {
     plane: Option<SupportPlane>,
     /// Where the plane was last evaluated (world xz).
     plane_eval_xz: Vec2,
+    /// How far ahead of the foot (m) that was: a look-ahead that grows (a lift-off) moves
+    /// the evaluation point without saying anything new about the ground.
+    plane_ahead_m: f32,
     /// On an edge, the lower surface's plane: the sole stays above it too.
     second_plane: Option<SupportPlane>,
     source: Option<SupportSource>,
@@ -310,9 +324,6 @@ struct FootState {
     /// Set off an edge onto another tread: the next plane found under the foot is taken as
     /// it is (it is where the foot now stands, not noise to smooth).
     replant: bool,
-    /// The animated foot (model space) on the tick it last landed: where, relative to the
-    /// body, the animation sets this foot down (IK-1).
-    landing_pose: Option<AnimatedFoot>,
 }
 
 impl FootState {
@@ -416,12 +427,34 @@ impl FootIk {
             };
             heel_world += Vec3::new(shift.x, 0.0, shift.y);
             ball_world += Vec3::new(shift.x, 0.0, shift.y);
+            // IK-1 with the clips' help: the foot lands where its clips set it down
+            // relative to the body, carried on by the body's travel until the contact
+            // curve rises; the probes take the foot's shape at landing (a swinging foot is
+            // pitched, a landing one flat).
+            let landing = input.landing_feet_model[i].filter(|_| {
+                self.config.landing_from_clips
+                    && look_ahead_s > 0.0
+                    && input.landing_in_s[i].is_finite()
+            });
+            let time_left_s = if landing.is_some() {
+                input.landing_in_s[i].max(0.0)
+            } else {
+                self.feet[i].swing_time_left_s(look_ahead_s, input.landing_in_s[i])
+            };
+            let landing_offset = landing.map_or(Vec2::ZERO, |landing| {
+                let landed_ball = input.root_world + facing * landing.ball_model + placement;
+                Vec2::new(landed_ball.x - ball_world.x, landed_ball.z - ball_world.z)
+            });
+            let landing_heel_from_ball_xz = landing.map(|landing| {
+                let then = facing * (landing.heel_model - landing.ball_model);
+                let now = heel_world - ball_world;
+                Vec2::new(now.x, now.z).lerp(Vec2::new(then.x, then.z), swing)
+            });
             FootProbeRequest {
                 heel_world,
                 ball_world,
-                look_ahead_offset_world: velocity
-                    * self.feet[i].swing_time_left_s(look_ahead_s, input.landing_in_s[i])
-                    * swing,
+                look_ahead_offset_world: (velocity * time_left_s + landing_offset) * swing,
+                landing_heel_from_ball_xz,
                 single_point: self.config.mode == FootIkMode::Classic,
                 skip: skip_all || !input.probe_feet[i],
                 // IK-10: one feed-forward ray, carried by the left foot's request, at the
@@ -539,7 +572,9 @@ impl FootIk {
                         let ahead = result.look_ahead_used_xz;
                         let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
                         let previous = state.plane.map(|p| (p, state.plane_eval_xz));
+                        let ahead_grew = ahead.length() > state.plane_ahead_m;
                         state.plane_eval_xz = Vec2::new(eval.x, eval.z);
+                        state.plane_ahead_m = ahead.length();
                         // IK-6's two speeds, but a swinging foot's plane must have arrived
                         // by the time it lands: at least 3 time constants in the swing left.
                         let mut rate_per_s = lerp(
@@ -556,7 +591,9 @@ impl FootIk {
                             state.replant = false;
                             Some(plane)
                         } else {
-                            Some(smooth_plane(previous, plane, eval, rate_per_s, dt_s))
+                            Some(smooth_plane(
+                                previous, plane, eval, rate_per_s, dt_s, ahead_grew,
+                            ))
                         };
                     }
                     None => {
@@ -577,7 +614,6 @@ impl FootIk {
             }
             if planted_now && !state.planted && state.swing_time_s > 0.0 {
                 state.last_swing_s = state.swing_time_s;
-                state.landing_pose = Some(anim);
             }
             if !planted_now {
                 state.swing_time_s += dt_s;
@@ -699,20 +735,62 @@ impl FootIk {
             // with where the foot is set down yet).
             let clear = state.contact < 0.5 || landed_now;
             let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
-            let mut ankle_y = f32::MIN;
-            for (sole, clear) in [anim.heel_model, anim.ball_model]
-                .into_iter()
-                .zip(clearance)
-            {
-                let offset_world = facing * (align * (sole - anim.ankle_model));
-                let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
-                // A swinging foot takes the height of the ground where it will land; a
-                // landed one (no look-ahead left) the height under itself.
-                let at = sole_xz + look_ahead_xz;
+            // A swinging foot's ground goes, over the swing, from the ground under it at
+            // lift-off to the ground where it lands at touch-down: a landing a stride up a
+            // ramp or a flight is climbed to, not leapt to (and the plane fitted there is
+            // not stretched back to where the foot is). What is under it is cleared too.
+            let swinging = look_ahead_xz.length_squared() > 1e-6;
+            let landing_in_s = input.landing_in_s[i];
+            let swing_progress = if landing_in_s.is_finite() && landing_in_s > 0.0 {
+                state.swing_time_s / (state.swing_time_s + landing_in_s)
+            } else {
+                1.0
+            };
+            let toward_landing = smoothstep(swing_progress);
+            // A step up on the way is climbed early in the swing: the toe must be over
+            // the nosing before it gets there.
+            let over_steps = smoothstep((swing_progress / STEP_CLIMB_PROGRESS).min(1.0));
+            let ground_at = |at: Vec2| {
                 let mut ground = plane.height_at(at.x, at.y);
                 if let Some(second) = state.second_plane {
                     ground = ground.max(second.height_at(at.x, at.y));
                 }
+                ground
+            };
+            let mut ankle_y = f32::MIN;
+            let landing_points = [probe.heel_probe_xz, probe.toe_probe_xz];
+            for (((sole, here), clear), landing_xz) in [anim.heel_model, anim.ball_model]
+                .into_iter()
+                .zip(under_foot)
+                .zip(clearance)
+                .zip(landing_points)
+            {
+                let offset_world = facing * (align * (sole - anim.ankle_model));
+                let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
+                let mut ground = if swinging {
+                    // The surface under the foot, carried on to the landing: a ramp's own
+                    // rise, followed over the whole swing; what the landing has above it
+                    // is a step.
+                    let (here_m, carried_m) = match here {
+                        Some(h) => (
+                            h.point.y,
+                            SupportPlane::through(h.point, h.normal)
+                                .map_or(h.point.y, |p| p.height_at(landing_xz.x, landing_xz.y)),
+                        ),
+                        None => (ground_at(sole_xz), ground_at(landing_xz)),
+                    };
+                    // Near touch-down the plane there is also where the foot is (one that
+                    // overshoots its landing spot up a slope clears the ground it is over).
+                    let there_m = ground_at(landing_xz).max(ground_at(sole_xz));
+                    let step_up_m = (there_m - carried_m.max(here_m)).max(0.0);
+                    // A bump of a few cm is taken in the stride; a stair's riser early.
+                    let step = smoothstep((step_up_m / STEP_MIN_M).min(1.0));
+                    let climb = lerp(toward_landing, over_steps, step);
+                    lerp(here_m, there_m - step_up_m, toward_landing) + step_up_m * climb
+                } else {
+                    // Landed (no look-ahead left): the ground under itself.
+                    ground_at(sole_xz)
+                };
                 if let Some(here) = clear {
                     ground = ground.max(here);
                 }
@@ -765,7 +843,7 @@ impl FootIk {
             let state = &self.feet[i];
             let landing_in_s = input.landing_in_s[i];
             if let (Some(landed), Some(plane), true) = (
-                state.landing_pose,
+                input.landing_feet_model[i],
                 state.plane,
                 state.contact < 0.5 && landing_in_s.is_finite() && landing_in_s >= 0.0,
             ) {
@@ -1036,6 +1114,12 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     Some((dir * shift).clamp_length_max(config.max_placement_m))
 }
 
+/// Share of the swing (0..1) by which a step up between a foot and its landing is climbed.
+const STEP_CLIMB_PROGRESS: f32 = 0.4;
+
+/// A rise between a foot and its landing this high (m) or more is a step to climb early.
+const STEP_MIN_M: f32 = 0.08;
+
 /// How far past its reach (m) a swinging foot's target must be to be fully raised to it.
 const SWING_LIFT_EASE_M: f32 = 0.03;
 
@@ -1065,22 +1149,24 @@ fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
 /// is (height there and normal), so a uniform slope never lags however fast the foot moves.
 ///
 /// The smoothed plane is only trusted near where it was last evaluated: when the point
-/// jumps (a landing ends the look-ahead), the new measurement under the foot is taken as
-/// it is, since a plane fitted 0.7 m ahead (a pebble, the next flight) says nothing about
-/// the ground under the foot.
+/// jumps back (a landing ends the look-ahead), the new measurement under the foot is taken
+/// as it is, since a plane fitted 0.7 m ahead (a pebble, the next flight) says nothing
+/// about the ground under the foot. A jump ahead (`look_ahead_grew`: a lift-off) eases
+/// from the plane the foot stood on, or the foot would leap to its landing's height.
 fn smooth_plane(
     current: Option<(SupportPlane, Vec2)>,
     target: SupportPlane,
     foot_world: Vec3,
     rate_per_s: f32,
     dt_s: f32,
+    look_ahead_grew: bool,
 ) -> SupportPlane {
     let Some((current, last_xz)) = current else {
         return target;
     };
     let a = 1.0 - (-rate_per_s.max(0.0) * dt_s).exp();
     let (x, z) = (foot_world.x, foot_world.z);
-    if last_xz.distance(Vec2::new(x, z)) > MAX_PLANE_EXTRAPOLATION_M {
+    if !look_ahead_grew && last_xz.distance(Vec2::new(x, z)) > MAX_PLANE_EXTRAPOLATION_M {
         return target;
     }
     let h_now = current.height_at(x, z);
@@ -1149,6 +1235,7 @@ mod tests {
             lod_weight: 1.0,
             probe_feet: [true; 2],
             landing_in_s: [f32::NAN; 2],
+            landing_feet_model: [None; 2],
         }
     }
 
@@ -1360,20 +1447,23 @@ mod tests {
 
     #[test]
     fn the_pelvis_comes_down_ahead_of_a_landing_it_could_not_reach() {
-        // The right foot has landed once (so its landing pose is known), then swings with
-        // its knee bent over ground 25 cm lower: reachable now, not when it lands.
+        // The right foot swings with its knee bent over ground 25 cm lower, to land as the
+        // Idle pose has it: reachable now, not when it lands.
         let world = split_world(Some(0.0), Some(-0.25));
         let flat = split_world(Some(0.0), Some(0.0));
         let swing = |landing_in_s: f32| {
             let mut r = rig(FootIkMode::Predictive);
-            for contact in [1.0, 0.0, 0.0, 0.0, 1.0] {
-                let mut planted = input(Vec3::ZERO, 1.0);
-                planted.contact_curve[1] = contact;
-                tick(&mut r, &flat, &planted);
-            }
+            tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+            let mut idle = Pose::rest(&r.mannequin.skeleton);
+            let mut idle_model = ModelPose::new(idle.num_joints());
+            let clip = r.mannequin.clip("Idle").unwrap();
+            clip.sample(0.0, r.mannequin.skeleton.rest_local(), &mut idle)
+                .unwrap();
+            local_to_model(&r.mannequin.skeleton, &idle, &mut idle_model).unwrap();
             let mut swinging = input(Vec3::ZERO, 1.0);
             swinging.contact_curve[1] = 0.0;
             swinging.landing_in_s[1] = landing_in_s;
+            swinging.landing_feet_model[1] = Some(r.ik.rig().animated_feet(&idle_model)[1]);
             let mut offsets = Vec::new();
             for _ in 0..6 {
                 tick_bent(&mut r, &world, &swinging, 70f32.to_radians());
@@ -1564,6 +1654,78 @@ mod tests {
         // The step ahead is cleared, not stood on.
         let (heel, ball) = sole_points(&r, 1);
         assert!(heel.y.min(ball.y) > -1e-3, "sole {heel} {ball}");
+    }
+
+    #[test]
+    fn a_foot_lifting_off_for_a_higher_landing_rises_over_the_swing_not_at_once() {
+        // The right foot stands on the floor and swings (0.4 s) to land on a 25 cm step
+        // 0.6 m ahead, as its landing pose and the body's travel say.
+        let mut r = rig(FootIkMode::Predictive);
+        let world = step_world(0.3, 0.25);
+        let planted = input(Vec3::ZERO, 1.0);
+        for _ in 0..10 {
+            tick(&mut r, &world, &planted);
+        }
+        let idle = r.ik.rig().animated_feet(&r.model);
+        let mut landing = idle[1];
+        for p in [
+            &mut landing.ankle_model,
+            &mut landing.heel_model,
+            &mut landing.ball_model,
+        ] {
+            p.z += 0.6;
+        }
+        let dt = 1.0 / 60.0;
+        let mut heights = Vec::new();
+        for k in 0..24 {
+            let mut swinging = planted;
+            swinging.contact_curve[1] = 0.0;
+            swinging.landing_in_s[1] = 0.4 - k as f32 * dt;
+            swinging.landing_feet_model[1] = Some(landing);
+            swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
+            heights.push(tick(&mut r, &world, &swinging)[1]);
+        }
+        // It gets there: over the step by touch-down.
+        assert!(heights[23] > 0.2, "{heights:?}");
+        // But no tick lifts it by more than a third of the step.
+        for w in heights.windows(2) {
+            assert!(w[1] - w[0] < 0.08, "{heights:?}");
+        }
+    }
+
+    #[test]
+    fn up_a_ramp_a_lifting_foot_takes_the_ground_near_it_not_at_its_landing() {
+        // A 20° ramp; the right foot lifts off to land 0.6 m further up (22 cm higher).
+        let tan = 20f32.to_radians().tan();
+        let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+        let world = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+        let mut r = rig(FootIkMode::Predictive);
+        let planted = input(Vec3::ZERO, 1.0);
+        for _ in 0..10 {
+            tick(&mut r, &world, &planted);
+        }
+        let standing = tick(&mut r, &world, &planted)[1];
+        let mut landing = r.ik.rig().animated_feet(&r.model)[1];
+        for p in [
+            &mut landing.ankle_model,
+            &mut landing.heel_model,
+            &mut landing.ball_model,
+        ] {
+            p.z += 0.6;
+        }
+        let mut swinging = planted;
+        swinging.contact_curve[1] = 0.0;
+        swinging.landing_in_s[1] = 0.4;
+        swinging.landing_feet_model[1] = Some(landing);
+        let lifted: Vec<f32> = (0..12)
+            .map(|_| tick(&mut r, &world, &swinging)[1] - standing)
+            .collect();
+        // It climbs with the ramp (0.36 m/s × swing time here), not to the landing height
+        // at lift-off.
+        for w in lifted.windows(2) {
+            assert!(w[1] - w[0] < 0.03, "{lifted:?}");
+        }
+        assert!(lifted[6] < 0.05, "{lifted:?}");
     }
 
     #[test]
