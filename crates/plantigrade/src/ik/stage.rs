@@ -1291,6 +1291,27 @@ mod tests {
         })
     }
 
+    /// The feet of the Idle pose (left into the rig's pose buffers; a tick resamples).
+    fn idle_feet(r: &mut Rig) -> [AnimatedFoot; 2] {
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+        r.ik.rig().animated_feet(&r.model)
+    }
+
+    /// `foot` moved `dz_m` forward (model +Z).
+    fn moved_ahead(mut foot: AnimatedFoot, dz_m: f32) -> AnimatedFoot {
+        for p in [
+            &mut foot.ankle_model,
+            &mut foot.heel_model,
+            &mut foot.ball_model,
+        ] {
+            p.z += dz_m;
+        }
+        foot
+    }
+
     /// Heel and ball sole points of leg `i` in the rig's current model pose.
     fn sole_points(r: &Rig, i: usize) -> (Vec3, Vec3) {
         let leg = r.ik.rig().legs[i];
@@ -1454,16 +1475,11 @@ mod tests {
         let swing = |landing_in_s: f32| {
             let mut r = rig(FootIkMode::Predictive);
             tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
-            let mut idle = Pose::rest(&r.mannequin.skeleton);
-            let mut idle_model = ModelPose::new(idle.num_joints());
-            let clip = r.mannequin.clip("Idle").unwrap();
-            clip.sample(0.0, r.mannequin.skeleton.rest_local(), &mut idle)
-                .unwrap();
-            local_to_model(&r.mannequin.skeleton, &idle, &mut idle_model).unwrap();
+            let landing = idle_feet(&mut r)[1];
             let mut swinging = input(Vec3::ZERO, 1.0);
             swinging.contact_curve[1] = 0.0;
             swinging.landing_in_s[1] = landing_in_s;
-            swinging.landing_feet_model[1] = Some(r.ik.rig().animated_feet(&idle_model)[1]);
+            swinging.landing_feet_model[1] = Some(landing);
             let mut offsets = Vec::new();
             for _ in 0..6 {
                 tick_bent(&mut r, &world, &swinging, 70f32.to_radians());
@@ -1550,11 +1566,7 @@ mod tests {
     fn a_foot_landing_across_a_step_edge_is_set_down_on_one_tread() {
         let mut r = rig(FootIkMode::Predictive);
         // Where the Idle left foot's heel and ball are (model z), put the edge between them.
-        let idle = r.mannequin.clip("Idle").unwrap();
-        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
-            .unwrap();
-        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
-        let feet = r.ik.rig().animated_feet(&r.model);
+        let feet = idle_feet(&mut r);
         let edge_z = 0.5 * (feet[0].heel_model.z + feet[0].ball_model.z);
         let world = step_world(edge_z, 0.15);
         for _ in 0..30 {
@@ -1630,11 +1642,7 @@ mod tests {
         // over the lower tread, so it is moved back onto it and takes its height, not
         // lifted a whole step by the toe's probe.
         let mut r = rig(FootIkMode::Predictive);
-        let idle = r.mannequin.clip("Idle").unwrap();
-        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
-            .unwrap();
-        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
-        let feet = r.ik.rig().animated_feet(&r.model);
+        let feet = idle_feet(&mut r);
         let edge_z = feet[1].ball_model.z - 0.04;
         let world = step_world(edge_z, 0.15);
         let mut swinging = input(Vec3::ZERO, 1.0);
@@ -1666,15 +1674,7 @@ mod tests {
         for _ in 0..10 {
             tick(&mut r, &world, &planted);
         }
-        let idle = r.ik.rig().animated_feet(&r.model);
-        let mut landing = idle[1];
-        for p in [
-            &mut landing.ankle_model,
-            &mut landing.heel_model,
-            &mut landing.ball_model,
-        ] {
-            p.z += 0.6;
-        }
+        let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
         let dt = 1.0 / 60.0;
         let mut heights = Vec::new();
         for k in 0..24 {
@@ -1694,6 +1694,46 @@ mod tests {
     }
 
     #[test]
+    fn a_foot_lifting_off_turns_to_its_landing_slope_gradually() {
+        // Flat floor, then a 25° ramp from 0.3 m ahead; the right foot lifts off to land
+        // 0.6 m ahead, on the ramp. Its plane eases from the floor to the ramp rather than
+        // snapping there on the first swing tick (the foot would flip its pitch at once).
+        let tan = 25f32.to_radians().tan();
+        let ramp = Vec3::new(0.0, 1.0, -tan).normalize();
+        let world = HeightWorld::new(move |_, z: f32| {
+            Some(if z < 0.3 {
+                (0.0, Vec3::Y)
+            } else {
+                ((z - 0.3) * tan, ramp)
+            })
+        });
+        let mut r = rig(FootIkMode::Predictive);
+        let planted = input(Vec3::ZERO, 1.0);
+        for _ in 0..10 {
+            tick(&mut r, &world, &planted);
+        }
+        let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+        let foot = r.ik.rig().legs[1].chain.foot;
+        let rotation_of_foot = |r: &Rig| {
+            let (_, rotation, _) = r.model.joints_model()[foot].to_scale_rotation_translation();
+            rotation
+        };
+        tick(&mut r, &world, &planted);
+        let mut last = rotation_of_foot(&r);
+        let mut swinging = planted;
+        swinging.contact_curve[1] = 0.0;
+        swinging.landing_in_s[1] = 0.4;
+        swinging.landing_feet_model[1] = Some(landing);
+        for k in 0..12 {
+            tick(&mut r, &world, &swinging);
+            let now = rotation_of_foot(&r);
+            let turn = now.angle_between(last).to_degrees();
+            assert!(turn < 10.0, "tick {k}: the foot turned {turn}° at once");
+            last = now;
+        }
+    }
+
+    #[test]
     fn up_a_ramp_a_lifting_foot_takes_the_ground_near_it_not_at_its_landing() {
         // A 20° ramp; the right foot lifts off to land 0.6 m further up (22 cm higher).
         let tan = 20f32.to_radians().tan();
@@ -1705,14 +1745,7 @@ mod tests {
             tick(&mut r, &world, &planted);
         }
         let standing = tick(&mut r, &world, &planted)[1];
-        let mut landing = r.ik.rig().animated_feet(&r.model)[1];
-        for p in [
-            &mut landing.ankle_model,
-            &mut landing.heel_model,
-            &mut landing.ball_model,
-        ] {
-            p.z += 0.6;
-        }
+        let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
         let mut swinging = planted;
         swinging.contact_curve[1] = 0.0;
         swinging.landing_in_s[1] = 0.4;
