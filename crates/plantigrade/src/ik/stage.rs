@@ -746,10 +746,6 @@ impl FootIk {
             } else {
                 1.0
             };
-            let toward_landing = smoothstep(swing_progress);
-            // A step up on the way is climbed early in the swing: the toe must be over
-            // the nosing before it gets there.
-            let over_steps = smoothstep((swing_progress / STEP_CLIMB_PROGRESS).min(1.0));
             let ground_at = |at: Vec2| {
                 let mut ground = plane.height_at(at.x, at.y);
                 if let Some(second) = state.second_plane {
@@ -782,11 +778,7 @@ impl FootIk {
                     // Near touch-down the plane there is also where the foot is (one that
                     // overshoots its landing spot up a slope clears the ground it is over).
                     let there_m = ground_at(landing_xz).max(ground_at(sole_xz));
-                    let step_up_m = (there_m - carried_m.max(here_m)).max(0.0);
-                    // A bump of a few cm is taken in the stride; a stair's riser early.
-                    let step = smoothstep((step_up_m / STEP_MIN_M).min(1.0));
-                    let climb = lerp(toward_landing, over_steps, step);
-                    lerp(here_m, there_m - step_up_m, toward_landing) + step_up_m * climb
+                    swing_ground_m(here_m, carried_m, there_m, swing_progress)
                 } else {
                     // Landed (no look-ahead left): the ground under itself.
                     ground_at(sole_xz)
@@ -1112,6 +1104,22 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
         backward
     };
     Some((dir * shift).clamp_length_max(config.max_placement_m))
+}
+
+/// A swinging sole's ground (m) at `swing_progress` (0 lift-off … 1 touch-down): from
+/// `here_m` (the ground under it) to `there_m` (where it lands). The part of the rise the
+/// surface under it carries on to the landing (`carried_m`, a ramp's) is followed over
+/// the whole swing; what the landing has above that is a step, climbed by
+/// [`STEP_CLIMB_PROGRESS`] of the swing so the toe is over the nosing before it gets there
+/// (a bump of a few cm is taken in the stride).
+fn swing_ground_m(here_m: f32, carried_m: f32, there_m: f32, swing_progress: f32) -> f32 {
+    let progress = swing_progress.clamp(0.0, 1.0);
+    let toward_landing = smoothstep(progress);
+    let over_steps = smoothstep((progress / STEP_CLIMB_PROGRESS).min(1.0));
+    let step_up_m = (there_m - carried_m.max(here_m)).max(0.0);
+    let step = smoothstep((step_up_m / STEP_MIN_M).min(1.0));
+    let climb = lerp(toward_landing, over_steps, step);
+    lerp(here_m, there_m - step_up_m, toward_landing) + step_up_m * climb
 }
 
 /// Share of the swing (0..1) by which a step up between a foot and its landing is climbed.
@@ -1691,6 +1699,30 @@ mod tests {
         for w in heights.windows(2) {
             assert!(w[1] - w[0] < 0.08, "{heights:?}");
         }
+    }
+
+    #[test]
+    fn a_swinging_sole_follows_a_ramp_and_climbs_a_step_early() {
+        let at = |progress: f32| swing_ground_m(0.0, 0.3, 0.3, progress);
+        // Up a ramp (the surface under the foot carries on to the landing): the ground
+        // goes from here to there over the swing, half way at half the swing.
+        assert_eq!(at(0.0), 0.0);
+        assert!((at(0.5) - 0.15).abs() < 1e-6);
+        assert!((at(1.0) - 0.3).abs() < 1e-6);
+        // Up a 0.3 m step (the floor under the foot carried on stays at 0): climbed by
+        // 40 % of the swing.
+        let step = |progress: f32| swing_ground_m(0.0, 0.0, 0.3, progress);
+        assert_eq!(step(0.0), 0.0);
+        assert!(step(0.2) > 0.14, "{}", step(0.2));
+        assert!((step(STEP_CLIMB_PROGRESS) - 0.3).abs() < 1e-6);
+        assert!((step(0.7) - 0.3).abs() < 1e-6);
+        // A 2 cm bump is taken in the stride, like a ramp.
+        let bump = swing_ground_m(0.0, 0.0, 0.02, 0.2);
+        assert!(bump < 0.01, "{bump}");
+        // Down (the landing lower): over the whole swing; out-of-range progress clamps.
+        assert!((swing_ground_m(0.3, 0.3, 0.0, 0.5) - 0.15).abs() < 1e-6);
+        assert_eq!(swing_ground_m(0.3, 0.3, 0.0, 7.0), 0.0);
+        assert_eq!(swing_ground_m(0.3, 0.3, 0.0, -1.0), 0.3);
     }
 
     #[test]
