@@ -50,6 +50,31 @@ fn walk(
     walk_at(world, me, capsule, start, direction, speed, seconds, DT_S)
 }
 
+/// Where the up flight of the stairs sections ends (z, m): 8 treads of 0.28 m from z = 3.
+const FLIGHT_END_Z: f32 = 3.0 + 8.0 * 0.28;
+
+/// The standing capsule walking up `section`'s flight at `speed` from `start_cm` along it.
+fn walk_up_flight(
+    world: &mut RapierWorld,
+    section: &plantigrade::course::Section,
+    start_cm: u32,
+    speed: f32,
+    seconds: f32,
+    dt_s: f32,
+) -> Vec<Tick> {
+    let start = section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
+    walk_at(
+        world,
+        None,
+        STAND,
+        start,
+        section.direction_world,
+        speed,
+        seconds,
+        dt_s,
+    )
+}
+
 /// [`walk`] with ticks of `dt_s`.
 #[allow(clippy::too_many_arguments)]
 fn walk_at(
@@ -293,7 +318,7 @@ fn climbs_both_flights_of_stairs_and_comes_down() {
         // On the landing: grounded, flat.
         let landing = ticks
             .iter()
-            .find(|t| t.feet.z > 3.0 + 8.0 * 0.28 + 1.0)
+            .find(|t| t.feet.z > FLIGHT_END_Z + 1.0)
             .unwrap();
         assert!(landing.result.grounded && (landing.feet.y - top).abs() < 0.03);
         // Grounded all the way: autostep up, snap to ground down.
@@ -334,26 +359,15 @@ fn running_up_stairs_at_30_hz_stays_on_the_ground() {
     let (course, mut world) = setup();
     for name in ["stairs_15cm", "stairs_20cm"] {
         let section = course.section(name).unwrap();
-        let flight_end_z = 3.0 + 8.0 * 0.28;
         for start_cm in 0..13 {
-            let start = section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
-            let ticks = walk_at(
-                &mut world,
-                None,
-                STAND,
-                start,
-                section.direction_world,
-                3.75,
-                2.0,
-                1.0 / 30.0,
-            );
-            for t in ticks.iter().take_while(|t| t.feet.z < flight_end_z) {
+            let ticks = walk_up_flight(&mut world, section, start_cm, 3.75, 2.0, 1.0 / 30.0);
+            for t in ticks.iter().take_while(|t| t.feet.z < FLIGHT_END_Z) {
                 assert!(
                     t.result.grounded,
                     "{name} from +{start_cm} cm: airborne at {t:?}"
                 );
             }
-            assert!(ticks.last().unwrap().feet.z > flight_end_z, "{name}: stuck");
+            assert!(ticks.last().unwrap().feet.z > FLIGHT_END_Z, "{name}: stuck");
         }
     }
 }
@@ -369,21 +383,10 @@ fn climbing_stairs_keeps_the_horizontal_speed() {
     let mut slow = Vec::new();
     for name in ["stairs_15cm", "stairs_20cm"] {
         let section = course.section(name).unwrap();
-        let flight = (3.0 + 0.3)..(3.0 + 8.0 * 0.28 - 0.3);
+        let flight = (3.0 + 0.3)..(FLIGHT_END_Z - 0.3);
         for dt_s in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
             for start_cm in [0, 7, 14, 21] {
-                let start =
-                    section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
-                let ticks = walk_at(
-                    &mut world,
-                    None,
-                    STAND,
-                    start,
-                    section.direction_world,
-                    WALK_M_S,
-                    3.0,
-                    dt_s,
-                );
+                let ticks = walk_up_flight(&mut world, section, start_cm, WALK_M_S, 3.0, dt_s);
                 let on_flight: Vec<_> = ticks
                     .windows(2)
                     .filter(|w| flight.contains(&w[1].feet.z))
