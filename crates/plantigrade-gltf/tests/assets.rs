@@ -1,28 +1,13 @@
 //! The third-party CC0 rigs in `../shared/assets/` load with the right joints, clips, bone
 //! map and an upright rest pose (which catches a missed armature transform).
 
-use std::path::PathBuf;
-
 use plantigrade::bone_map::{BonePreset, HumanoidMap, Side};
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::Skeleton;
 use plantigrade_gltf::{load_path, ImportedAsset, SkipReason};
 
-fn assets_dir() -> Option<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!(
-            "skipping: ../shared/assets not found (looked in {})",
-            dir.display()
-        );
-        None
-    }
-}
-
 fn load(name: &str) -> Option<ImportedAsset> {
-    let path = assets_dir()?.join(name);
+    let path = plantigrade_test_assets::require(name)?;
     Some(load_path(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
 }
 
@@ -32,6 +17,7 @@ const KAYKIT: [(&str, usize); 3] = [
     ("KayKit_RigMedium_General.glb", 15),
 ];
 const UAL: &str = "Mesh2Motion_HumanBase_UAL1.glb";
+const QUATERNIUS: &str = "Quaternius_Platformer_Character.glb";
 
 fn joint(skeleton: &Skeleton, name: &str) -> usize {
     skeleton
@@ -41,11 +27,13 @@ fn joint(skeleton: &Skeleton, name: &str) -> usize {
 
 #[test]
 fn every_asset_loads_with_expected_joint_and_clip_counts() {
-    let Some(dir) = assets_dir() else { return };
-    let mut expected: Vec<(&str, usize, usize)> = vec![(UAL, 53, 44)];
+    let Some(dir) = plantigrade_test_assets::require_dir() else {
+        return;
+    };
+    let mut expected: Vec<(&str, usize, usize)> = vec![(UAL, 53, 44), (QUATERNIUS, 29, 18)];
     expected.extend(KAYKIT.iter().map(|&(f, clips)| (f, 23, clips)));
     for (file, joints, clips) in &expected {
-        let asset = load(file).unwrap();
+        let Some(asset) = load(file) else { continue };
         assert_eq!(asset.skeleton.num_joints(), *joints, "{file} joints");
         assert_eq!(asset.clips.len(), *clips, "{file} clips");
         assert_eq!(asset.joint_nodes.len(), *joints);

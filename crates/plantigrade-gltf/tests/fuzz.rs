@@ -339,12 +339,11 @@ fn mutated_mannequin_glb_never_panics() {
 
 #[test]
 fn mutated_real_asset_never_panics() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/assets/KayKit_RigMedium_MovementAdvanced.glb");
-    let Ok(glb) = std::fs::read(&path) else {
-        println!("skipping: ../shared/assets not found ({})", path.display());
+    let Some(path) = plantigrade_test_assets::require("KayKit_RigMedium_MovementAdvanced.glb")
+    else {
         return;
     };
+    let glb = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut report = Report::new("KayKit .glb");
     fuzz_bytes(&mut report, &glb, 0xA076_1D64_78BD_642F, 300, 200);
     fuzz_json(&mut report, &glb, 0xE703_7ED1_A0B4_28DB, 200);

@@ -6,7 +6,6 @@
 //! `cargo bench -p plantigrade --bench graph_tick`
 
 use std::hint::black_box;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -51,8 +50,9 @@ fn graph_tick(c: &mut Criterion) {
         Ok(asset) => bench_graph(c, "mannequin", asset),
         Err(err) => eprintln!("skipping the mannequin: {err}"),
     }
-    let assets = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/assets");
-    let ual = assets.join("Mesh2Motion_HumanBase_UAL1.glb");
+    let Some(ual) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+        return;
+    };
     match plantigrade_gltf::load_path(&ual) {
         Ok(rig) => {
             let source = include_str!("ual_als.ron");

@@ -5,7 +5,6 @@
 //! character pose and, as throughput, joints per second.
 
 use std::hint::black_box;
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use plantigrade::mannequin::Mannequin;
@@ -55,8 +54,7 @@ fn mannequin_rig() -> Option<Rig> {
 }
 
 fn ual_rig() -> Option<Rig> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/assets/Mesh2Motion_HumanBase_UAL1.glb");
+    let path = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb")?;
     let asset = match plantigrade_gltf::load_path(&path) {
         Ok(a) => a,
         Err(err) => {
