@@ -3,6 +3,7 @@
 //! mannequin and inspect any glTF file.
 
 mod clip_table;
+mod film;
 mod graph_cmd;
 mod inspect;
 mod quality;
@@ -103,6 +104,18 @@ enum Command {
         /// Starts per rate, spread over one tread (0.28 m).
         #[arg(long, default_value_t = 8, value_name = "N")]
         offsets: u32,
+    },
+    /// Draw scenarios as filmstrips (PNG): the stick skeleton at even intervals over the true
+    /// ground, side view, plus a front view on beams and cross-slopes and a top view on
+    /// turns. Every scenario unless named; one image per scenario and foot IK mode, in
+    /// `<out>/film/`.
+    Film {
+        /// A scenario to draw (repeatable), e.g. `--scenario ramp_30_up_walk`.
+        #[arg(long = "scenario", value_name = "NAME")]
+        scenarios: Vec<String>,
+        /// A figure every this many seconds.
+        #[arg(long, default_value_t = 0.2, value_name = "S")]
+        every: f32,
     },
     /// Validate a graph file and print its parameters, states, transitions and layers.
     Graph {
@@ -230,6 +243,71 @@ fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> 
     Ok(true)
 }
 
+/// `film`: runs each scenario and mode and draws it.
+fn run_film(names: &[String], every_s: f32, cli: &Cli) -> anyhow::Result<bool> {
+    use anyhow::Context;
+    check_hz(cli.hz)?;
+    if !(every_s.is_finite() && every_s > 0.0) {
+        anyhow::bail!("--every must be a positive number of seconds, got {every_s}");
+    }
+    let options = cli.run_options()?;
+    let course = load_course(None)?;
+    let graph = default_graph()?;
+    film::register_font()?;
+    let chosen = scenarios::chosen(names)?;
+    let world = plantigrade_rapier::RapierWorld::from_course(&course)?;
+    let dir = cli.out.join("film");
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let bones = film::bones(graph.skeleton());
+    for scenario in chosen {
+        for &tilt in &options.tilts {
+            for &mode in &options.modes {
+                let setup = scenarios::Setup::new(mode, tilt).starting_at(options.start_offset_m);
+                let (result, trace) =
+                    scenarios::run_scenario(scenario, &course, &world, &graph, cli.hz, setup)?;
+                let path_info = scenarios::path_for(&course, scenario, options.start_offset_m)?;
+                let suffix = if tilt == scenarios::TiltMode::On {
+                    String::new()
+                } else {
+                    format!("_tilt_{}", tilt.name())
+                };
+                let file = dir.join(format!("{}_{}{suffix}.png", scenario.name, mode.name()));
+                let f = &result.metrics.foot;
+                let film = film::Film {
+                    title: format!(
+                        "{} — foot IK {}, tilt {}, {} Hz",
+                        scenario.name,
+                        mode.name(),
+                        tilt.name(),
+                        cli.hz
+                    ),
+                    subtitle: format!(
+                        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s; left blue, right red, locked ball □",
+                        f.penetration_max_mm,
+                        f.float_p95_mm,
+                        f.planted_drift_mean_mm,
+                        f.skate_ratio_stance,
+                    ),
+                    samples: &trace.samples,
+                    bones: bones.clone(),
+                    course: &course,
+                    origin_world: path_info.spawn,
+                    direction_world: path_info.direction,
+                    every_s,
+                    views: film::Views {
+                        front: scenario.section.contains("beam")
+                            || scenario.section.contains("cross_slope"),
+                        top: matches!(scenario.kind, scenarios::Kind::Turn180),
+                    },
+                };
+                film::render(&film, &file)?;
+                println!("wrote {}", file.display());
+            }
+        }
+    }
+    Ok(true)
+}
+
 /// The clip table, the graph timeline and every scenario; returns whether every check
 /// passed (always `true` unless `check`).
 fn default_run(cli: &Cli) -> anyhow::Result<bool> {
@@ -277,6 +355,7 @@ fn main() -> ExitCode {
         Command::Clips => default_run(&cli),
         Command::Run { scenarios, course } => run_scenarios(&scenarios, course.as_deref(), &cli),
         Command::Sweep { scenarios, offsets } => run_sweep(&scenarios, offsets, &cli),
+        Command::Film { scenarios, every } => run_film(&scenarios, every, &cli),
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect { file } => inspect::inspect(&file),

@@ -99,6 +99,10 @@ pub struct TickSample {
     pub head_pitch_world_rad: f32,
     /// Head pitch before the procedural pass (what it would be on flat ground).
     pub head_pitch_anim_rad: f32,
+    /// The character's forward (facing), horizontal unit vector.
+    pub forward_world: Vec3,
+    /// Every joint of the final pose, in skeleton order (for filmstrips; may be empty).
+    pub joints_world: Vec<Vec3>,
 }
 
 /// Foot metrics of one run (SPEC QUAL-1..5, QUAL-7 counts). Field names are the JSON keys.

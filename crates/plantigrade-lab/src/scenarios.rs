@@ -222,9 +222,9 @@ pub struct Metrics {
 }
 
 /// Figures of the path along a section, sampled from the analytic course.
-struct PathInfo {
-    spawn: Vec3,
-    direction: Vec3,
+pub struct PathInfo {
+    pub spawn: Vec3,
+    pub direction: Vec3,
     /// Progress (m) of the start and the end of the run.
     start_s: f32,
     end_s: f32,
@@ -308,7 +308,11 @@ fn obstacle_span(
 }
 
 /// The scenario's path on `course`, its start moved `start_offset_m` along it.
-fn path_for(course: &Course, scenario: &Scenario, start_offset_m: f32) -> anyhow::Result<PathInfo> {
+pub fn path_for(
+    course: &Course,
+    scenario: &Scenario,
+    start_offset_m: f32,
+) -> anyhow::Result<PathInfo> {
     let section = course.section(scenario.section).ok_or_else(|| {
         anyhow::anyhow!(
             "the course has no section '{}' (scenario {})",
@@ -697,6 +701,10 @@ impl Sampler {
         let facing = c.facing_world();
         let ik = c.foot_ik_output().copied().unwrap_or_default();
         let mut sample = TickSample {
+            forward_world: facing * Vec3::Z,
+            joints_world: (0..model.joints_model().len())
+                .map(|j| c.model_to_world(model.position_model(j)))
+                .collect(),
             time_s: t,
             state: state.to_string(),
             root_world: c.feet_world(),
@@ -1037,6 +1045,21 @@ fn checks_for(
     checks
 }
 
+/// The scenarios named (all when `names` is empty), in run order; an unknown name is an
+/// error listing the known ones.
+pub fn chosen(names: &[String]) -> anyhow::Result<Vec<&'static Scenario>> {
+    for name in names {
+        if !SCENARIOS.iter().any(|s| s.name == name) {
+            let known: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+            anyhow::bail!("unknown scenario '{name}'; known: {}", known.join(", "));
+        }
+    }
+    Ok(SCENARIOS
+        .iter()
+        .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
+        .collect())
+}
+
 /// Runs the chosen scenarios (all when `names` is empty) on `course`.
 pub fn run_all(
     names: &[String],
@@ -1045,17 +1068,8 @@ pub fn run_all(
     hz: f32,
     options: &RunOptions,
 ) -> anyhow::Result<Vec<ScenarioResult>> {
-    for name in names {
-        if !SCENARIOS.iter().any(|s| s.name == name) {
-            let known: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
-            anyhow::bail!("unknown scenario '{name}'; known: {}", known.join(", "));
-        }
-    }
+    let chosen = chosen(names)?;
     let world = RapierWorld::from_course(course)?;
-    let chosen: Vec<&Scenario> = SCENARIOS
-        .iter()
-        .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
-        .collect();
     let progress = indicatif::ProgressBar::new((chosen.len() * options.modes.len()) as u64)
         .with_style(
             indicatif::ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")
