@@ -12,6 +12,8 @@ use crate::report::Check;
 /// Planted drift limits for the built-in gait clips (mm).
 const DRIFT_MEAN_MAX_MM: f32 = 2.0;
 const DRIFT_MAX_MAX_MM: f32 = 5.0;
+/// Ground skid limit of every footfall of a built-in gait clip (cm, SPEC QUAL-4).
+const GROUND_SKID_MAX_CM: f32 = 1.0;
 
 /// What share of the cycle each foot should be planted, by gait.
 fn stance_share_range(clip: &str) -> Option<(&'static str, f32, f32)> {
@@ -38,6 +40,9 @@ pub struct ClipRow {
     stances_per_cycle: usize,
     footsteps_per_cycle: usize,
     stance_height_max_mm: f32,
+    /// QUAL-4 ground skid per footfall, contact-curve independent (cm).
+    ground_skid_mean_cm: f32,
+    ground_skid_max_cm: f32,
     pub checks: Vec<Check>,
 }
 
@@ -65,6 +70,15 @@ fn checks_for(report: &GaitReport) -> Vec<Check> {
             ),
         ),
     ];
+    let skid = report.ground_skid_max_cm();
+    checks.push(Check::new(
+        "ground_skid_max",
+        skid <= GROUND_SKID_MAX_CM,
+        format!(
+            "{skid:.2} cm worst footfall, {:.2} cm mean (limit {GROUND_SKID_MAX_CM} cm)",
+            report.ground_skid_mean_cm()
+        ),
+    ));
     if let Some((gait, lo, hi)) = stance_share_range(&report.clip) {
         for foot in &report.feet {
             let share = foot.stance_share;
@@ -114,6 +128,8 @@ pub fn evaluate(hz: f32) -> anyhow::Result<Vec<ClipRow>> {
             stances_per_cycle: report.stance_count(),
             footsteps_per_cycle: report.footsteps_per_cycle,
             stance_height_max_mm,
+            ground_skid_mean_cm: report.ground_skid_mean_cm(),
+            ground_skid_max_cm: report.ground_skid_max_cm(),
             checks: checks_for(&report),
         });
         progress.inc(1);
@@ -136,10 +152,23 @@ pub fn failures(rows: &[ClipRow]) -> Vec<String> {
 
 pub fn print_table(rows: &[ClipRow], hz: f32) {
     println!("Built-in gait clips on flat ground at their authored speed, sampled at {hz} Hz");
-    println!("(stance = FootContact curve >= 0.5; drift = horizontal travel of the ball point per stance)\n");
+    println!("(stance = FootContact curve >= 0.5; drift = horizontal travel of the ball point per stance;");
     println!(
-        "{:<16} {:>7} {:>7} {:>8} {:>8} {:>10} {:>10} {:>9} {:>6}",
-        "clip", "dur s", "m/s", "stance L", "stance R", "drift mm", "drift max", "steps/cyc", "ok"
+        " skid = horizontal travel of a sole point within 1 cm of the ground, per footfall)\n"
+    );
+    println!(
+        "{:<16} {:>7} {:>7} {:>8} {:>8} {:>10} {:>10} {:>8} {:>8} {:>9} {:>6}",
+        "clip",
+        "dur s",
+        "m/s",
+        "stance L",
+        "stance R",
+        "drift mm",
+        "drift max",
+        "skid cm",
+        "skid max",
+        "steps/cyc",
+        "ok"
     );
     for r in rows {
         let ok = if r.checks.iter().all(|c| c.pass) {
@@ -148,7 +177,7 @@ pub fn print_table(rows: &[ClipRow], hz: f32) {
             "FAIL"
         };
         println!(
-            "{:<16} {:>7.3} {:>7.2} {:>8.2} {:>8.2} {:>10.3} {:>10.3} {:>9} {:>6}",
+            "{:<16} {:>7.3} {:>7.2} {:>8.2} {:>8.2} {:>10.3} {:>10.3} {:>8.2} {:>8.2} {:>9} {:>6}",
             r.clip,
             r.duration_s,
             r.speed_m_s,
@@ -156,6 +185,8 @@ pub fn print_table(rows: &[ClipRow], hz: f32) {
             r.stance_share_r,
             r.planted_drift_mean_mm,
             r.planted_drift_max_mm,
+            r.ground_skid_mean_cm,
+            r.ground_skid_max_cm,
             r.footsteps_per_cycle,
             ok
         );

@@ -1,6 +1,7 @@
 //! Foot-contact analysis of a gait clip played in place at its authored speed on flat
-//! ground: stance share per foot and planted drift of the ball point per stance (SPEC
-//! QUAL-3). Used by the lab's clip table and by the mannequin's own tests.
+//! ground: stance share per foot, planted drift of the ball point per stance (SPEC QUAL-3)
+//! and ground skid per footfall (QUAL-4). Used by the lab's clip table and scenarios and by
+//! the mannequin's own tests.
 
 use glam::Vec3;
 
@@ -13,6 +14,73 @@ use crate::skeleton::Skeleton;
 pub const FOOT_CONTACT_CURVES: [&str; 2] = ["FootContact_L", "FootContact_R"];
 /// Prefix of footstep events (`Footstep_L`, `Footstep_R`).
 pub const FOOTSTEP_EVENT_PREFIX: &str = "Footstep";
+/// A sole point this close to the ground, or closer, is on it for the ground skid (m).
+pub const GROUND_SKID_HEIGHT_M: f32 = 0.01;
+
+/// One footfall's ground skid (SPEC QUAL-4): the foot came within
+/// [`GROUND_SKID_HEIGHT_M`] of the ground at sample `start` and stayed there through `end`
+/// (inclusive; its lower sole point); `skid_m` is the larger of the heel's and the ball's
+/// horizontal travel while that point itself was that close.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Footfall {
+    pub start: usize,
+    pub end: usize,
+    pub skid_m: f32,
+}
+
+/// Footfalls of one foot and their ground skid, independent of any contact curve: over
+/// samples of its heel and ball points (world) and their heights above the true ground
+/// (`None` off the ground's extent, which ends a footfall). A planted foot skids 0; a foot
+/// that sweeps along the floor before it stops skids the length of the sweep; a foot that
+/// pivots on its ball with the heel down skids the heel's arc.
+pub fn footfalls(
+    heel_world: &[Vec3],
+    ball_world: &[Vec3],
+    heel_height_m: &[Option<f32>],
+    ball_height_m: &[Option<f32>],
+) -> Vec<Footfall> {
+    let n = heel_world
+        .len()
+        .min(ball_world.len())
+        .min(heel_height_m.len())
+        .min(ball_height_m.len());
+    let near = |h: Option<f32>| h.is_some_and(|h| h <= GROUND_SKID_HEIGHT_M);
+    let horizontal = |a: Vec3, b: Vec3| {
+        let d = b - a;
+        let l = Vec3::new(d.x, 0.0, d.z).length();
+        if l.is_finite() {
+            l
+        } else {
+            0.0
+        }
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < n {
+        if !(near(heel_height_m[i]) || near(ball_height_m[i])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let (mut heel_m, mut ball_m) = (0.0f32, 0.0f32);
+        while i + 1 < n && (near(heel_height_m[i + 1]) || near(ball_height_m[i + 1])) {
+            if near(heel_height_m[i]) && near(heel_height_m[i + 1]) {
+                heel_m += horizontal(heel_world[i], heel_world[i + 1]);
+            }
+            if near(ball_height_m[i]) && near(ball_height_m[i + 1]) {
+                ball_m += horizontal(ball_world[i], ball_world[i + 1]);
+            }
+            i += 1;
+        }
+        out.push(Footfall {
+            start,
+            end: i,
+            skid_m: heel_m.max(ball_m),
+        });
+        i += 1;
+    }
+    out
+}
 
 /// How a clip is analysed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -57,6 +125,8 @@ pub struct FootGait {
     /// Whether stance came from the clip's contact curve (else from foot speed).
     pub from_contact_curve: bool,
     pub stances: Vec<Stance>,
+    /// Ground skid of each footfall that starts in the measured cycle (m, QUAL-4).
+    pub ground_skids_m: Vec<f32>,
 }
 
 /// Analysis of one clip.
@@ -93,6 +163,30 @@ impl GaitReport {
     /// Largest planted drift of any stance (mm).
     pub fn planted_drift_max_mm(&self) -> f32 {
         self.drifts().fold(0.0, f32::max)
+    }
+
+    /// Mean ground skid over both feet's footfalls (cm; 0 without footfalls).
+    pub fn ground_skid_mean_cm(&self) -> f32 {
+        let skids: Vec<f32> = self
+            .feet
+            .iter()
+            .flat_map(|f| f.ground_skids_m.iter().copied())
+            .collect();
+        if skids.is_empty() {
+            0.0
+        } else {
+            100.0 * skids.iter().sum::<f32>() / skids.len() as f32
+        }
+    }
+
+    /// The largest ground skid of any footfall (cm).
+    pub fn ground_skid_max_cm(&self) -> f32 {
+        100.0
+            * self
+                .feet
+                .iter()
+                .flat_map(|f| f.ground_skids_m.iter().copied())
+                .fold(0.0, f32::max)
     }
 
     /// Number of stances per cycle over both feet.
@@ -145,8 +239,9 @@ pub fn analyze_gait(
         legs.push((leg, sockets));
     }
 
-    // Ball point (world) and stance flag per sample and foot.
+    // Heel and ball points (world) and stance flag per sample and foot.
     let mut ball_world = [vec![Vec3::ZERO; total], vec![Vec3::ZERO; total]];
+    let mut heel_world = [vec![Vec3::ZERO; total], vec![Vec3::ZERO; total]];
     let mut contact = [vec![None::<f32>; total], vec![None::<f32>; total]];
     let mut pose = Pose::rest(skeleton);
     let mut model = ModelPose::new(skeleton.num_joints());
@@ -157,6 +252,7 @@ pub fn analyze_gait(
         let root_world = velocity * t;
         for (f, (leg, sockets)) in legs.iter().enumerate() {
             ball_world[f][i] = root_world + model.point_model(leg.foot, sockets.ball_foot_local);
+            heel_world[f][i] = root_world + model.point_model(leg.foot, sockets.heel_foot_local);
             contact[f][i] = clip.sample_curve(FOOT_CONTACT_CURVES[f], t);
         }
     }
@@ -204,11 +300,24 @@ pub fn analyze_gait(
                 max_height_mm: max_height_m * 1000.0,
             });
         }
+        // The ground is the plane y = 0.
+        let height = |points: &[Vec3]| points.iter().map(|p| Some(p.y)).collect::<Vec<_>>();
+        let ground_skids_m = footfalls(
+            &heel_world[f],
+            &ball_world[f],
+            &height(&heel_world[f]),
+            &height(&ball_world[f]),
+        )
+        .into_iter()
+        .filter(|fall| (per_cycle..2 * per_cycle).contains(&fall.start))
+        .map(|fall| fall.skid_m)
+        .collect();
         FootGait {
             side: Side::BOTH[f],
             stance_share: stance_samples as f32 / per_cycle as f32,
             from_contact_curve: from_curve,
             stances,
+            ground_skids_m,
         }
     });
 
@@ -328,6 +437,47 @@ mod tests {
         assert!(right.stances[0].drift_mm < 1e-3);
         assert_eq!(report.footsteps_per_cycle, 1);
         assert!(report.planted_drift_max_mm() > 48.0);
+    }
+
+    #[test]
+    fn footfalls_measure_travel_near_the_ground_only() {
+        // A foot sweeps 0.30 m along the floor (heel and ball 5 mm up) over 4 samples, stops
+        // for 3, then lifts off 5 cm; a second footfall lands dead still.
+        let p = |z: f32, y: f32| Vec3::new(0.0, y, z);
+        let ball = [
+            p(0.0, 0.05),
+            p(0.1, 0.005),
+            p(0.2, 0.005),
+            p(0.3, 0.005),
+            p(0.4, 0.005),
+            p(0.4, 0.0),
+            p(0.4, 0.0),
+            p(0.5, 0.05),
+            p(0.6, 0.0),
+            p(0.6, 0.0),
+        ];
+        let heel: Vec<Vec3> = ball.iter().map(|b| *b - Vec3::Z * 0.17).collect();
+        let h = |points: &[Vec3]| points.iter().map(|p| Some(p.y)).collect::<Vec<_>>();
+        let falls = footfalls(&heel, &ball, &h(&heel), &h(&ball));
+        assert_eq!(falls.len(), 2, "{falls:?}");
+        assert_eq!((falls[0].start, falls[0].end), (1, 6));
+        assert!((falls[0].skid_m - 0.3).abs() < 1e-5, "{falls:?}");
+        assert_eq!((falls[1].start, falls[1].end), (8, 9));
+        assert_eq!(falls[1].skid_m, 0.0);
+        // A heel pivoting on a fixed ball, heel on the ground: the heel's arc counts.
+        let pivot: Vec<Vec3> = (0..10)
+            .map(|i| {
+                let a = i as f32 * 0.1;
+                Vec3::new(-0.17 * a.sin(), 0.0, -0.17 * a.cos())
+            })
+            .collect();
+        let still = vec![Vec3::ZERO; 10];
+        let falls = footfalls(&pivot, &still, &h(&pivot), &h(&still));
+        assert_eq!(falls.len(), 1);
+        assert!((falls[0].skid_m - 0.17 * 0.9).abs() < 2e-3, "{falls:?}");
+        // Off the ground's extent (None) is not near it.
+        let none = vec![None; 10];
+        assert!(footfalls(&pivot, &still, &none, &none).is_empty());
     }
 
     #[test]
