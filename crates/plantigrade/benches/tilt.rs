@@ -53,7 +53,14 @@ fn tilt(c: &mut Criterion) {
                 let out = stage.update(&input, &source);
                 pose.copy_from(&rest).expect("same skeleton");
                 stage
-                    .apply(&m.skeleton, pelvis, m.bones.head, &model, &mut pose)
+                    .apply(
+                        &m.skeleton,
+                        pelvis,
+                        m.bones.spine.first().copied(),
+                        m.bones.head,
+                        &model,
+                        &mut pose,
+                    )
                     .expect("apply");
                 rays += out.frame.rays().len() as u64;
                 ticks += 1;

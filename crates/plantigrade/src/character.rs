@@ -108,9 +108,15 @@ pub struct Character {
     tilt_source: NormalSourceChoice,
     tilt_output: Option<TiltOutput>,
     pelvis: Option<usize>,
+    /// The trunk's first joint above the pelvis (the posture's spine counter-rotation).
+    spine_base: Option<usize>,
+    /// The trunk's top: the neck, else the highest spine joint.
+    neck: Option<usize>,
     head: Option<usize>,
     /// The head's model rotation as animated, before tilt, foot IK and look-at.
     head_rotation_anim_model: Quat,
+    /// The trunk's lean as animated (pelvis → neck against vertical, forward +, rad).
+    torso_lean_anim_rad: f32,
 }
 
 impl Character {
@@ -180,8 +186,11 @@ impl Character {
             tilt_source: NormalSourceChoice::Ground,
             tilt_output: None,
             pelvis: bones.pelvis,
+            spine_base: bones.spine.first().copied(),
+            neck: bones.neck.or(bones.spine.last().copied()),
             head: bones.head,
             head_rotation_anim_model: Quat::IDENTITY,
+            torso_lean_anim_rad: 0.0,
             output: MovementOutput {
                 vars: LocomotionVars::default(),
                 landing: None,
@@ -273,6 +282,10 @@ impl Character {
             let (_, rotation, _) = self.model.joints_model()[head].to_scale_rotation_translation();
             self.head_rotation_anim_model = rotation;
         }
+        if let (Some(pelvis), Some(neck)) = (self.pelvis, self.neck) {
+            let trunk = self.model.position_model(neck) - self.model.position_model(pelvis);
+            self.torso_lean_anim_rad = trunk.z.atan2(trunk.y);
+        }
 
         // The feet as animated, before tilt moves them (foot IK keeps their lift), with the
         // stride shortened along the movement by the graph's playback scale.
@@ -326,10 +339,13 @@ impl Character {
                         .ray_probe(ray.origin_world, ray.end_world, ray.hit.map(|h| h.point));
                 }
                 let pelvis_world = self.feet_world + facing * self.model.position_model(pelvis);
-                let target = crate::tilt::pelvis_tilt_rotation_model(
-                    output.target_pitch_rad,
-                    output.target_roll_rad,
-                );
+                let target = self
+                    .tilt
+                    .config
+                    .posture
+                    .sanitized()
+                    .offsets(output.target_pitch_rad, output.target_roll_rad)
+                    .pelvis_model;
                 self.debug.tilt_axes(
                     pelvis_world,
                     facing * output.pelvis_offset_model,
@@ -341,7 +357,14 @@ impl Character {
             }
             if output.enabled {
                 self.tilt
-                    .apply(skeleton, pelvis, self.head, &self.model, &mut self.pose)
+                    .apply(
+                        skeleton,
+                        pelvis,
+                        self.spine_base,
+                        self.head,
+                        &self.model,
+                        &mut self.pose,
+                    )
                     .map_err(|e| CharacterError::Tilt(e.to_string()))?;
                 local_to_model(skeleton, &self.pose, &mut self.model)?;
             }
@@ -436,6 +459,13 @@ impl Character {
             }
         }
         Ok(())
+    }
+
+    /// The trunk's lean as animated in the last tick, before the procedural pass: the
+    /// pelvis → neck line against vertical along the facing, forward positive (rad; 0 on a
+    /// rig without pelvis or neck).
+    pub fn torso_lean_anim_rad(&self) -> f32 {
+        self.torso_lean_anim_rad
     }
 
     /// What the pelvis tilt did in the last tick (`None` on a rig without a pelvis).

@@ -1,16 +1,20 @@
-//! Writing the tilt into a pose (SPEC TILT-3, TILT-6).
+//! Writing the posture into a pose (SPEC TILT-3, TILT-6, TILT-12).
 //!
-//! The tilt is a rotation offset `T` in **model** space about the pelvis's own position:
-//! the pelvis's model rotation `M` becomes `T · M`. In the local pose that is
-//! `L' = P⁻¹ · T · P · L`, with `P` the model rotation of the pelvis's parent, so the root
-//! (and the movement direction) stays level and everything below the pelvis — spine,
-//! chest, head, legs — follows it.
+//! Two model-space rotation offsets, each about its joint's own position:
 //!
-//! Head compensation (TILT-6): after the pelvis tilt the head's model rotation would be
-//! `T · H`; it is corrected to `T_f · H` with `T_f = slerp(I, T, f)`, keeping only the
-//! fraction `f` of the tilt (default 0.1, less while aiming), so the gaze stays level.
-//! Model and world differ by the character's yaw only, so the fraction holds in world
-//! terms too.
+//! - the **pelvis** offset `T_p`: the pelvis's model rotation `M` becomes `T_p · M`. In the
+//!   local pose that is `L' = P⁻¹ · T_p · P · L`, with `P` the model rotation of the
+//!   pelvis's parent, so the root (and the movement direction) stays level and the legs
+//!   follow it (foot IK puts the feet back on the ground);
+//! - the **trunk** offset `T_t`, at the first spine joint: its model rotation becomes
+//!   `T_t · M_s` whatever the pelvis did, so the spine counter-rotates the pelvis offset and
+//!   the chest, neck and arms take the trunk's posture (lean into a climb, stay vertical
+//!   on a cross-slope). Without a trunk joint everything above the pelvis follows `T_p`.
+//!
+//! Head compensation (TILT-6): the head would turn by what its parent inherited (`T_t`, or
+//! `T_p`); it is corrected to keep only the fraction `f` of that, `slerp(I, T, f)` (default
+//! 0.1, less while aiming), so the gaze stays level. Model and world differ by the
+//! character's yaw only, so the fraction holds in world terms too.
 
 use glam::{Affine3A, Quat};
 
@@ -30,6 +34,8 @@ pub enum TiltError {
     },
     #[error("head joint {head} is not a descendant of the pelvis joint {pelvis}")]
     HeadNotBelowPelvis { head: usize, pelvis: usize },
+    #[error("trunk joint {trunk} is not a descendant of the pelvis joint {pelvis}")]
+    TrunkNotBelowPelvis { trunk: usize, pelvis: usize },
     #[error("joint {joint}: non-finite transform in the pose or the model pose")]
     NonFinite { joint: usize },
 }
@@ -53,15 +59,67 @@ fn rotation_of(affine: &Affine3A) -> Option<Quat> {
 }
 
 /// Applies the model-space tilt offset `tilt_model` to `pelvis_joint` of `pose` (local),
-/// and, with `head`, corrects that joint to keep only `keep_fraction` (clamped to 0..=1; NaN
-/// acts as 0) of the tilt. `model` must be the model pose of `pose` before this call (the
-/// caller recomputes it afterwards). Checks every index and count first: an error leaves
-/// `pose` unchanged; never panics, never writes NaN.
+/// everything above it following, and, with `head`, corrects that joint to keep only
+/// `keep_fraction` (clamped to 0..=1; NaN acts as 0) of the tilt. The same as
+/// [`apply_posture`] without a trunk joint.
 pub fn apply_pelvis_tilt(
     skeleton: &Skeleton,
     pelvis_joint: usize,
     head: Option<(usize, f32)>,
     tilt_model: Quat,
+    model: &ModelPose,
+    pose: &mut Pose,
+) -> Result<(), TiltError> {
+    let offsets = PostureOffsets {
+        pelvis_model: tilt_model,
+        trunk_model: tilt_model,
+    };
+    apply_posture(skeleton, pelvis_joint, None, head, offsets, model, pose)
+}
+
+/// The two rotation offsets of a posture, model space (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PostureOffsets {
+    /// Applied to the pelvis about its position (legs below follow).
+    pub pelvis_model: Quat,
+    /// The trunk's resulting rotation offset at its first spine joint.
+    pub trunk_model: Quat,
+}
+
+impl PostureOffsets {
+    pub const IDENTITY: Self = Self {
+        pelvis_model: Quat::IDENTITY,
+        trunk_model: Quat::IDENTITY,
+    };
+}
+
+/// A finite unit rotation, or the identity.
+fn usable(rotation: Quat) -> Quat {
+    let q = if rotation.is_finite() {
+        rotation.normalize()
+    } else {
+        Quat::IDENTITY
+    };
+    if q.is_finite() {
+        q
+    } else {
+        Quat::IDENTITY
+    }
+}
+
+/// Writes `offsets` into `pose` (local): the pelvis turned by the pelvis offset, the
+/// `trunk_joint` (the first spine joint, a descendant of the pelvis) set so the trunk
+/// turns by the trunk offset, and the `head` (a descendant of the pelvis) keeping
+/// `keep_fraction` (clamped to 0..=1; NaN acts as 0) of what it inherits. `model` must be
+/// the model pose of `pose` before this call (the caller recomputes it afterwards). Checks
+/// every index and count first: an error leaves `pose` unchanged; never panics, never
+/// writes NaN; a non-finite offset acts as none.
+pub fn apply_posture(
+    skeleton: &Skeleton,
+    pelvis_joint: usize,
+    trunk_joint: Option<usize>,
+    head: Option<(usize, f32)>,
+    offsets: PostureOffsets,
     model: &ModelPose,
     pose: &mut Pose,
 ) -> Result<(), TiltError> {
@@ -80,25 +138,36 @@ pub fn apply_pelvis_tilt(
             Err(TiltError::JointOutOfRange { joint, num_joints })
         }
     };
+    let below_pelvis =
+        |joint: usize| joint != pelvis_joint && skeleton.is_ancestor_or_self(pelvis_joint, joint);
     check(pelvis_joint)?;
+    if let Some(trunk) = trunk_joint {
+        check(trunk)?;
+        if !below_pelvis(trunk) {
+            return Err(TiltError::TrunkNotBelowPelvis {
+                trunk,
+                pelvis: pelvis_joint,
+            });
+        }
+    }
     if let Some((head_joint, _)) = head {
         check(head_joint)?;
-        if head_joint == pelvis_joint || !skeleton.is_ancestor_or_self(pelvis_joint, head_joint) {
+        if !below_pelvis(head_joint) {
             return Err(TiltError::HeadNotBelowPelvis {
                 head: head_joint,
                 pelvis: pelvis_joint,
             });
         }
     }
-    let tilt = if tilt_model.is_finite() {
-        tilt_model.normalize()
-    } else {
-        Quat::IDENTITY
+    let pelvis_offset = usable(offsets.pelvis_model);
+    let trunk_offset = match trunk_joint {
+        Some(_) => usable(offsets.trunk_model),
+        None => pelvis_offset,
     };
-    let tilt = if tilt.is_finite() {
-        tilt
-    } else {
-        Quat::IDENTITY
+    // What a joint's model rotation is turned by once the pelvis and trunk are set.
+    let inherited = |joint: usize| match trunk_joint {
+        Some(trunk) if skeleton.is_ancestor_or_self(trunk, joint) => trunk_offset,
+        _ => pelvis_offset,
     };
 
     let pelvis_parent =
@@ -106,13 +175,36 @@ pub fn apply_pelvis_tilt(
             joint: pelvis_joint,
         })?;
     let pelvis_local = pose.local()[pelvis_joint].rotation;
-    let new_pelvis = (pelvis_parent.inverse() * tilt * pelvis_parent * pelvis_local).normalize();
+    let new_pelvis =
+        (pelvis_parent.inverse() * pelvis_offset * pelvis_parent * pelvis_local).normalize();
     if !new_pelvis.is_finite() {
         return Err(TiltError::NonFinite {
             joint: pelvis_joint,
         });
     }
 
+    // A joint below the pelvis whose model rotation must become `offset · M`, given that
+    // its parent's turned by what the parent inherits.
+    let local_for = |joint: usize, offset: Quat| -> Result<Quat, TiltError> {
+        let parent = skeleton
+            .parent(joint)
+            .ok_or(TiltError::NonFinite { joint })?;
+        let parent_model =
+            rotation_of(&model.joints_model()[parent]).ok_or(TiltError::NonFinite { joint })?;
+        let joint_model =
+            rotation_of(&model.joints_model()[joint]).ok_or(TiltError::NonFinite { joint })?;
+        let local = (parent_model.inverse() * inherited(parent).inverse() * offset * joint_model)
+            .normalize();
+        if local.is_finite() && pose.local()[joint].rotation.is_finite() {
+            Ok(local)
+        } else {
+            Err(TiltError::NonFinite { joint })
+        }
+    };
+    let new_trunk = match trunk_joint {
+        Some(trunk) => Some((trunk, local_for(trunk, trunk_offset)?)),
+        None => None,
+    };
     let new_head = match head {
         None => None,
         Some((head_joint, keep_fraction)) => {
@@ -121,24 +213,16 @@ pub fn apply_pelvis_tilt(
             } else {
                 keep_fraction.clamp(0.0, 1.0)
             };
-            let kept = Quat::IDENTITY.slerp(tilt, keep);
-            let head_parent = parent_rotation_model(skeleton, model, head_joint)
-                .ok_or(TiltError::NonFinite { joint: head_joint })?;
-            let head_local = pose.local()[head_joint].rotation;
-            let rotation =
-                (head_parent.inverse() * tilt.inverse() * kept * head_parent * head_local)
-                    .normalize();
-            if !rotation.is_finite() {
-                return Err(TiltError::NonFinite { joint: head_joint });
-            }
-            Some((head_joint, rotation))
+            let parent = skeleton.parent(head_joint).unwrap_or(pelvis_joint);
+            let kept = Quat::IDENTITY.slerp(inherited(parent), keep);
+            Some((head_joint, local_for(head_joint, kept)?))
         }
     };
 
     let local = pose.local_mut();
     local[pelvis_joint].rotation = new_pelvis;
-    if let Some((head_joint, rotation)) = new_head {
-        local[head_joint].rotation = rotation;
+    for (joint, rotation) in new_trunk.into_iter().chain(new_head) {
+        local[joint].rotation = rotation;
     }
     Ok(())
 }
@@ -255,6 +339,78 @@ mod tests {
             let expected_head = after.position_model(neck) + tilt * neck_offset;
             assert!((after.position_model(r.head) - expected_head).length() < 1e-5);
         }
+    }
+
+    #[test]
+    fn the_spine_counter_rotates_so_the_trunk_takes_its_own_offset() {
+        let mut r = rig();
+        let skeleton = &r.mannequin.skeleton;
+        let spine_01 = skeleton.find("spine_01").unwrap();
+        let spine_03 = skeleton.find("spine_03").unwrap();
+        let thigh_l = skeleton.find("thigh_l").unwrap();
+        // Uphill on a cross-slope: the pelvis leans forward 6° and rolls 12° with the
+        // ground; the trunk leans forward 12° and stays upright across.
+        let offsets = PostureOffsets {
+            pelvis_model: Quat::from_rotation_x(6f32.to_radians())
+                * Quat::from_rotation_z(12f32.to_radians()),
+            trunk_model: Quat::from_rotation_x(12f32.to_radians()),
+        };
+        let before = r.model.clone();
+        apply_posture(
+            skeleton,
+            r.pelvis,
+            Some(spine_01),
+            Some((r.head, 0.1)),
+            offsets,
+            &before,
+            &mut r.pose,
+        )
+        .unwrap();
+        local_to_model(skeleton, &r.pose, &mut r.model).unwrap();
+        let after = &r.model;
+        for (joint, offset) in [
+            (r.pelvis, offsets.pelvis_model),
+            (thigh_l, offsets.pelvis_model),
+            (spine_01, offsets.trunk_model),
+            (spine_03, offsets.trunk_model),
+        ] {
+            let expected = offset * rotation(&before, joint);
+            assert!(
+                angle(rotation(after, joint), expected) < 1e-4,
+                "joint {joint}"
+            );
+        }
+        // The trunk turns about spine_01, which the pelvis carried.
+        let pelvis_to_spine = before.position_model(spine_01) - before.position_model(r.pelvis);
+        let spine_01_after =
+            after.position_model(r.pelvis) + offsets.pelvis_model * pelvis_to_spine;
+        assert!((after.position_model(spine_01) - spine_01_after).length() < 1e-5);
+        let chest_offset = before.position_model(spine_03) - before.position_model(spine_01);
+        let chest = spine_01_after + offsets.trunk_model * chest_offset;
+        assert!((after.position_model(spine_03) - chest).length() < 1e-5);
+        // The head keeps a tenth of the trunk's offset.
+        let kept = Quat::IDENTITY.slerp(offsets.trunk_model, 0.1);
+        assert!(angle(rotation(after, r.head), kept * rotation(&before, r.head)) < 1e-4);
+        // A trunk joint that is not above the head's chain still works; one outside the
+        // pelvis's subtree is refused.
+        let root = skeleton.find("root").unwrap();
+        let mut pose = r.pose.clone();
+        assert_eq!(
+            apply_posture(
+                skeleton,
+                r.pelvis,
+                Some(root),
+                None,
+                offsets,
+                after,
+                &mut pose
+            ),
+            Err(TiltError::TrunkNotBelowPelvis {
+                trunk: root,
+                pelvis: r.pelvis
+            })
+        );
+        assert_eq!(pose, r.pose);
     }
 
     #[test]

@@ -72,8 +72,11 @@ fn drive(
         };
         let output = stage.update(&input, &NormalSourceChoice::Ground);
         assert!(output.pitch_rad.is_finite() && output.roll_rad.is_finite());
-        let angular_speed_rad_per_s = previous.angle_between(output.pelvis_offset_model) / dt;
-        previous = output.pelvis_offset_model;
+        // The filtered ground frame's rotation: the filter is what must be frame-rate
+        // independent (the posture is a fixed function of it).
+        let frame = crate::tilt::pelvis_tilt_rotation_model(output.pitch_rad, output.roll_rad);
+        let angular_speed_rad_per_s = previous.angle_between(frame) / dt;
+        previous = frame;
         out.push(Tick {
             s_m,
             pitch_rad: output.pitch_rad,

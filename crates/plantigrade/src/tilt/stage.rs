@@ -10,18 +10,20 @@
 //! 3. low-pass the frame normal (world), decompose it against the facing into clamped
 //!    pitch/roll (TILT-2, roll dropped on a narrow edge), rate-limit and damp (TILT-4) —
 //!    with [`TiltConfig::stairs_filter`] (tighter) while on stairs;
-//! 4. report the applied and target angles, the model-space pelvis offset, the frame with
-//!    every ray, and the slope speed scale (TILT-7).
+//! 4. turn the filtered slope into a posture (TILT-12, [`PostureConfig`]): the trunk leans
+//!    into a climb and stays near upright going down; the pelvis takes part of that lean
+//!    and the ground's roll for the legs, and the spine counter-rotates the roll so the
+//!    trunk stays vertical across a slope;
+//! 5. report the applied and target angles, the model-space pelvis and trunk offsets, the
+//!    frame with every ray, and the slope speed scale (TILT-7).
 //!
-//! Then [`PelvisTilt::apply`] writes the offset into the local pose (TILT-3, TILT-6).
+//! Then [`PelvisTilt::apply`] writes the offsets into the local pose (TILT-3, TILT-6).
 //! Nothing here allocates; all state is plain `Copy` data.
 
 use glam::{Quat, Vec3};
 
-use super::apply::{apply_pelvis_tilt, TiltError};
-use super::decompose::{
-    decompose_ground_normal, pelvis_tilt_rotation_model, GroundNormalStatus, GroundTilt, TiltLimits,
-};
+use super::apply::{apply_posture, PostureOffsets, TiltError};
+use super::decompose::{decompose_ground_normal, GroundNormalStatus, GroundTilt, TiltLimits};
 use super::filter::{TiltDamping, TiltFilter, TiltFilterConfig};
 use super::ground_frame::{FrameCase, FrameQuery, GroundFrame, GroundFrameConfig};
 use super::slope_speed::{slope_speed_scale, SlopeSpeedConfig};
@@ -34,6 +36,91 @@ use crate::world::{QueryFilter, World};
 pub const DEFAULT_HEAD_KEEP_FRACTION: f32 = 0.1;
 /// Default share while aiming: none, the gaze stays level.
 pub const DEFAULT_HEAD_KEEP_FRACTION_AIMING: f32 = 0.0;
+
+/// How the slope becomes a posture (SPEC TILT-12): people lean **into** a climb and stay
+/// near upright going down; the body's up axis never follows the ground normal. Angles in
+/// radians of the filtered slope along the facing (up positive).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct PostureConfig {
+    /// Trunk lean forward per radian of slope going up (TILT-12: 0.3–0.5). Default 0.4
+    /// (12° on a 30° ramp).
+    pub uphill_lean_per_slope: f32,
+    /// Trunk lean back per radian of slope going down. Default 0.1 (3° on 30°).
+    pub downhill_lean_per_slope: f32,
+    /// Most the trunk leans back going down (rad). Default 5°.
+    pub max_downhill_lean_rad: f32,
+    /// Share of the trunk's lean the pelvis takes (the spine bends the rest). Default 0.5.
+    pub pelvis_lean_share: f32,
+    /// Share of the ground's roll the pelvis takes, so the hips follow a cross-slope for
+    /// the legs; the spine takes it back out and the trunk stays vertical. Default 1.
+    pub pelvis_roll_share: f32,
+}
+
+impl Default for PostureConfig {
+    fn default() -> Self {
+        Self {
+            uphill_lean_per_slope: 0.4,
+            downhill_lean_per_slope: 0.1,
+            max_downhill_lean_rad: 5f32.to_radians(),
+            pelvis_lean_share: 0.5,
+            pelvis_roll_share: 1.0,
+        }
+    }
+}
+
+impl PostureConfig {
+    /// NaN → default, negatives → 0, shares clamped to 0..=1, the lean factors to 0..=1.
+    pub fn sanitized(&self) -> Self {
+        let d = Self::default();
+        let clamp = |v: f32, fallback: f32, max: f32| {
+            if v.is_nan() {
+                fallback
+            } else {
+                v.clamp(0.0, max)
+            }
+        };
+        Self {
+            uphill_lean_per_slope: clamp(self.uphill_lean_per_slope, d.uphill_lean_per_slope, 1.0),
+            downhill_lean_per_slope: clamp(
+                self.downhill_lean_per_slope,
+                d.downhill_lean_per_slope,
+                1.0,
+            ),
+            max_downhill_lean_rad: clamp(
+                self.max_downhill_lean_rad,
+                d.max_downhill_lean_rad,
+                std::f32::consts::FRAC_PI_4,
+            ),
+            pelvis_lean_share: clamp(self.pelvis_lean_share, d.pelvis_lean_share, 1.0),
+            pelvis_roll_share: clamp(self.pelvis_roll_share, d.pelvis_roll_share, 1.0),
+        }
+    }
+
+    /// The trunk's lean (rad, forward +) on a slope of `pitch_rad` along the facing.
+    pub fn trunk_lean_rad(&self, pitch_rad: f32) -> f32 {
+        if !pitch_rad.is_finite() {
+            0.0
+        } else if pitch_rad >= 0.0 {
+            self.uphill_lean_per_slope * pitch_rad
+        } else {
+            -(self.downhill_lean_per_slope * -pitch_rad).min(self.max_downhill_lean_rad)
+        }
+    }
+
+    /// The pelvis and trunk offsets (model space) for a ground of `pitch_rad` along and
+    /// `roll_rad` across the facing (see [`super::decompose`] for the signs).
+    pub fn offsets(&self, pitch_rad: f32, roll_rad: f32) -> PostureOffsets {
+        let lean = self.trunk_lean_rad(pitch_rad);
+        let roll = if roll_rad.is_finite() { roll_rad } else { 0.0 };
+        PostureOffsets {
+            // R_x(+a) turns up (+Y) toward forward (+Z): a forward lean.
+            pelvis_model: Quat::from_rotation_x(self.pelvis_lean_share * lean)
+                * Quat::from_rotation_z(self.pelvis_roll_share * roll),
+            trunk_model: Quat::from_rotation_x(lean),
+        }
+    }
+}
 
 /// Settings of the stage. Serde with defaults for missing fields; [`Self::sanitized`] is
 /// applied on every tick, so any values are safe.
@@ -59,6 +146,8 @@ pub struct TiltConfig {
     pub head_keep_fraction_aiming: f32,
     /// Slope speed scale (TILT-7).
     pub slope_speed: SlopeSpeedConfig,
+    /// How the slope becomes a posture (TILT-12).
+    pub posture: PostureConfig,
 }
 
 impl Default for TiltConfig {
@@ -80,6 +169,7 @@ impl Default for TiltConfig {
             head_keep_fraction: DEFAULT_HEAD_KEEP_FRACTION,
             head_keep_fraction_aiming: DEFAULT_HEAD_KEEP_FRACTION_AIMING,
             slope_speed: SlopeSpeedConfig::default(),
+            posture: PostureConfig::default(),
         }
     }
 }
@@ -107,6 +197,7 @@ impl TiltConfig {
                 DEFAULT_HEAD_KEEP_FRACTION_AIMING,
             ),
             slope_speed: self.slope_speed.sanitized(),
+            posture: self.posture.sanitized(),
         }
     }
 }
@@ -151,17 +242,21 @@ impl std::fmt::Debug for TiltInput<'_> {
 /// What one tick produced.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TiltOutput {
-    /// Applied pelvis pitch (rad, model frame; positive = nose up for ground rising
-    /// ahead). 0 when the stage is disabled.
+    /// The filtered slope the posture is built from: pitch along the facing (rad;
+    /// positive = ground rising ahead). 0 when the stage is disabled.
     pub pitch_rad: f32,
-    /// Applied pelvis roll (rad; positive = ground rising to the left).
+    /// The filtered roll across the facing (rad; positive = ground rising to the left).
     pub roll_rad: f32,
     /// The clamped target this tick (0, 0 when exiting), before rate limit and damping.
     pub target_pitch_rad: f32,
     pub target_roll_rad: f32,
-    /// The pelvis rotation offset in model space ([`pelvis_tilt_rotation_model`] of the
-    /// applied angles); identity when disabled.
+    /// The pelvis rotation offset in model space ([`PostureConfig::offsets`] of the
+    /// filtered angles); identity when disabled.
     pub pelvis_offset_model: Quat,
+    /// The trunk's rotation offset in model space (its lean into the slope).
+    pub trunk_offset_model: Quat,
+    /// The trunk's lean (rad, forward +) the posture gives it on top of the animation's.
+    pub trunk_lean_rad: f32,
     /// The decomposition of the low-passed normal (clamp flags, unclamped angles).
     pub ground_tilt: GroundTilt,
     /// The low-passed normal (world, unit).
@@ -184,7 +279,7 @@ pub struct PelvisTilt {
     filter: TiltFilter,
     /// The previous frame's probe saw a riser: probe again (stairs hysteresis).
     stairs_hint: bool,
-    pelvis_offset_model: Quat,
+    offsets: PostureOffsets,
     aiming: bool,
     /// Frame buffer reused every tick.
     frame: GroundFrame,
@@ -203,7 +298,7 @@ impl PelvisTilt {
             config,
             filter: TiltFilter::new(config.sanitized().filter),
             stairs_hint: false,
-            pelvis_offset_model: Quat::IDENTITY,
+            offsets: PostureOffsets::IDENTITY,
             aiming: false,
             frame: GroundFrame::EMPTY,
         }
@@ -221,7 +316,12 @@ impl PelvisTilt {
 
     /// The pelvis offset of the last [`Self::update`] (model space).
     pub fn pelvis_offset_model(&self) -> Quat {
-        self.pelvis_offset_model
+        self.offsets.pelvis_model
+    }
+
+    /// The pelvis and trunk offsets of the last [`Self::update`] (model space).
+    pub fn posture_offsets(&self) -> PostureOffsets {
+        self.offsets
     }
 
     /// The head keep fraction in force after the last update (aiming or not).
@@ -292,7 +392,7 @@ impl PelvisTilt {
             self.filter.reset(0.0, 0.0);
             (0.0, 0.0)
         };
-        self.pelvis_offset_model = pelvis_tilt_rotation_model(pitch_rad, roll_rad);
+        self.offsets = config.posture.offsets(pitch_rad, roll_rad);
         self.aiming = input.aiming;
 
         let slope_speed_scale = if airborne || ground_tilt.status != GroundNormalStatus::Valid {
@@ -305,7 +405,9 @@ impl PelvisTilt {
             roll_rad,
             target_pitch_rad,
             target_roll_rad,
-            pelvis_offset_model: self.pelvis_offset_model,
+            pelvis_offset_model: self.offsets.pelvis_model,
+            trunk_offset_model: self.offsets.trunk_model,
+            trunk_lean_rad: config.posture.trunk_lean_rad(pitch_rad),
             ground_tilt,
             filtered_normal_world,
             frame,
@@ -315,25 +417,29 @@ impl PelvisTilt {
         }
     }
 
-    /// Writes the last update's tilt into `pose` (local): the pelvis rotated about its own
-    /// position by the model-space offset, the head (when given) corrected to keep
-    /// [`Self::head_keep_fraction`] of it (TILT-3, TILT-6). `model` is the model pose of
-    /// `pose` as animated (before this call); recompute it afterwards. Bad indices or
-    /// counts give an error and leave the pose unchanged.
+    /// Writes the last update's posture into `pose` (local): the pelvis rotated about its
+    /// own position by the pelvis offset, the `trunk_joint` (the first spine joint) turned
+    /// so the trunk takes the trunk offset, the head (when given) keeping
+    /// [`Self::head_keep_fraction`] of what it inherits (TILT-3, TILT-6, TILT-12). Without
+    /// a trunk joint the trunk follows the pelvis. `model` is the model pose of `pose` as
+    /// animated (before this call); recompute it afterwards. Bad indices or counts give an
+    /// error and leave the pose unchanged.
     pub fn apply(
         &self,
         skeleton: &Skeleton,
         pelvis_joint: usize,
+        trunk_joint: Option<usize>,
         head_joint: Option<usize>,
         model: &ModelPose,
         pose: &mut Pose,
     ) -> Result<(), TiltError> {
         let keep = self.head_keep_fraction();
-        apply_pelvis_tilt(
+        apply_posture(
             skeleton,
             pelvis_joint,
+            trunk_joint,
             head_joint.map(|head| (head, keep)),
-            self.pelvis_offset_model,
+            self.offsets,
             model,
             pose,
         )
@@ -427,8 +533,13 @@ mod tests {
         assert!((out.target_pitch_rad - 20f32.to_radians()).abs() < 1e-4);
         assert!(out.roll_rad.abs() < 1e-4 && !out.airborne && out.enabled);
         assert!((out.slope_speed_scale - (1.0 + 20.0 / 70.0)).abs() < 1e-3);
-        let expected = pelvis_tilt_rotation_model(out.pitch_rad, out.roll_rad);
-        assert!(out.pelvis_offset_model.angle_between(expected) < 1e-3);
+        // TILT-12: the trunk leans into the climb, 0.4 × 20° = 8° forward, the pelvis half
+        // of that; neither's up axis tips back toward the slope's normal.
+        assert!((out.trunk_lean_rad - 8f32.to_radians()).abs() < 1e-3);
+        let trunk_up = out.trunk_offset_model * Vec3::Y;
+        assert!((trunk_up.z.atan2(trunk_up.y) - 8f32.to_radians()).abs() < 1e-3);
+        let pelvis_up = out.pelvis_offset_model * Vec3::Y;
+        assert!((pelvis_up.z.atan2(pelvis_up.y) - 4f32.to_radians()).abs() < 1e-3);
         assert_eq!(stage.pelvis_offset_model(), out.pelvis_offset_model);
         // Facing downhill: -20°, and the same shorter steps (downhill_shortens).
         let mut stage = PelvisTilt::default();
@@ -638,6 +749,7 @@ mod tests {
             mannequin.bones.pelvis.unwrap(),
             mannequin.bones.head.unwrap(),
         );
+        let spine_base = mannequin.bones.spine.first().copied();
         let mut rest_model = ModelPose::new(skeleton.num_joints());
         local_to_model(skeleton, &Pose::rest(skeleton), &mut rest_model).unwrap();
         let input = standing(&course, &world, "ramp_20deg", 4.0, 0.0, false);
@@ -647,24 +759,36 @@ mod tests {
             assert_eq!(stage.head_keep_fraction(), keep);
             let mut pose = Pose::rest(skeleton);
             stage
-                .apply(skeleton, pelvis, Some(head), &rest_model, &mut pose)
+                .apply(
+                    skeleton,
+                    pelvis,
+                    spine_base,
+                    Some(head),
+                    &rest_model,
+                    &mut pose,
+                )
                 .unwrap();
             let mut model = ModelPose::new(skeleton.num_joints());
             local_to_model(skeleton, &pose, &mut model).unwrap();
             let rotation =
                 |m: &ModelPose, j: usize| m.joints_model()[j].to_scale_rotation_translation().1;
             // Rest rotations are identity: the head's model rotation is what it kept.
-            let head_rotation = rotation(&model, head);
-            let head_pitch = 2.0 * head_rotation.x.atan2(head_rotation.w);
-            let pelvis_rotation = rotation(&model, pelvis);
-            let pelvis_pitch = 2.0 * pelvis_rotation.x.atan2(pelvis_rotation.w);
-            // Nose up for ground rising ahead is a negative rotation about +X (left).
+            let pitch = |q: Quat| 2.0 * q.x.atan2(q.w);
+            let head_pitch = pitch(rotation(&model, head));
+            let pelvis_pitch = pitch(rotation(&model, pelvis));
+            let chest_pitch = pitch(rotation(&model, spine_base.unwrap()));
+            // Leaning into the 20° climb is a positive rotation about +X (left): the
+            // trunk 8°, the pelvis half of it.
             assert!(
-                (pelvis_pitch + 20f32.to_radians()).abs() < 1e-3,
+                (chest_pitch - 8f32.to_radians()).abs() < 1e-3,
+                "{chest_pitch}"
+            );
+            assert!(
+                (pelvis_pitch - 4f32.to_radians()).abs() < 1e-3,
                 "{pelvis_pitch}"
             );
             assert!(
-                (head_pitch - keep * pelvis_pitch).abs() < 1e-4,
+                (head_pitch - keep * chest_pitch).abs() < 1e-4,
                 "aiming {aiming}: {head_pitch}"
             );
         }
@@ -672,7 +796,14 @@ mod tests {
         let stage = PelvisTilt::default();
         let mut pose = Pose::rest(skeleton);
         assert!(stage
-            .apply(skeleton, 999, Some(head), &rest_model, &mut pose)
+            .apply(
+                skeleton,
+                999,
+                spine_base,
+                Some(head),
+                &rest_model,
+                &mut pose
+            )
             .is_err());
     }
 
