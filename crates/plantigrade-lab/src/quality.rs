@@ -101,6 +101,12 @@ pub struct TickSample {
     pub head_pitch_anim_rad: f32,
     /// The character's forward (facing), horizontal unit vector.
     pub forward_world: Vec3,
+    /// The trunk's top (neck, or the highest spine joint) and the head, final pose.
+    pub neck_world: Vec3,
+    pub head_world: Vec3,
+    /// The trunk's lean as animated, before the procedural pass: the pelvis → neck line
+    /// against vertical, signed along the facing, forward positive (rad).
+    pub torso_lean_anim_rad: f32,
     /// Every joint of the final pose, in skeleton order (for filmstrips; may be empty).
     pub joints_world: Vec<Vec3>,
 }
@@ -138,6 +144,14 @@ pub struct FootQuality {
     /// that skate by the same test. A gait whose swinging foot passes low and fast (most
     /// do, at lift-off and touch-down) counts in `skate_ratio` but not here. 0..1.
     pub skate_ratio_stance: f32,
+    /// QUAL-4 ground skid, contact-curve independent: per footfall, the horizontal travel
+    /// of a sole point while within 1 cm of the true ground (see
+    /// `plantigrade::clip_analysis::footfalls`), mean over both feet's footfalls (cm).
+    pub ground_skid_mean_cm: f32,
+    /// QUAL-4, the largest ground skid of any footfall (cm).
+    pub ground_skid_max_cm: f32,
+    /// Footfalls counted by the ground skid (both feet).
+    pub footfalls: u64,
     /// QUAL-5, RMS over both ankles of `‖p(t+3) − 3p(t+2) + 3p(t+1) − p(t)‖·f³` (m/s³).
     pub foot_jerk_rms: f32,
     /// QUAL-5, the same on the pelvis position (m/s³).
@@ -185,6 +199,169 @@ pub struct TiltQuality {
     pub settled_ticks: u64,
     /// Ticks in the run.
     pub ticks: u64,
+}
+
+/// The TILT-12 posture profile the torso lean is judged against: going up a slope of
+/// angle θ the trunk leans forward by `uphill_min..uphill_max` × θ more than its gait does
+/// on flat ground; going down it leans back by at most `downhill_back_max_deg` (and not
+/// forward of the gait's own lean); on the level (a cross-slope included) it keeps the
+/// gait's own lean.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PostureProfile {
+    pub uphill_min: f32,
+    pub uphill_max: f32,
+    pub downhill_back_max_deg: f32,
+}
+
+impl Default for PostureProfile {
+    fn default() -> Self {
+        Self {
+            uphill_min: 0.3,
+            uphill_max: 0.5,
+            downhill_back_max_deg: 5.0,
+        }
+    }
+}
+
+impl PostureProfile {
+    /// The band of torso lean (deg, forward +) the profile allows on a slope of
+    /// `slope_deg` along the facing (up +), for a gait that leans `anim_deg` on the level.
+    pub fn band_deg(&self, slope_deg: f64, anim_deg: f64) -> (f64, f64) {
+        if slope_deg >= 0.0 {
+            (
+                anim_deg + f64::from(self.uphill_min) * slope_deg,
+                anim_deg + f64::from(self.uphill_max) * slope_deg,
+            )
+        } else {
+            (anim_deg - f64::from(self.downhill_back_max_deg), anim_deg)
+        }
+    }
+}
+
+/// Posture of one run (SPEC QUAL-8). Angles in degrees, lean forward positive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PostureQuality {
+    /// Mean torso lean (pelvis → neck against vertical, along the facing) over grounded
+    /// ticks.
+    pub torso_lean_mean_deg: f32,
+    /// Mean distance of the torso lean from the [`PostureProfile`] band over settled ticks
+    /// (the ground truth steady for the settle time, as for the tilt error); 0 inside it.
+    pub torso_lean_error_deg: f32,
+    pub torso_lean_error_max_deg: f32,
+    /// Mean torso lean over settled ticks going up (truth pitch > 3°) and down (< −3°);
+    /// `None` without such ticks.
+    pub torso_lean_uphill_deg: Option<f32>,
+    pub torso_lean_downhill_deg: Option<f32>,
+    /// Grounded ticks going up a slope of more than 3° with the head behind the pelvis
+    /// (along the facing).
+    pub head_behind_pelvis_ticks: u64,
+    /// Ticks judged for the lean error.
+    pub posture_ticks: u64,
+}
+
+/// Lean (rad, forward +) of the line `from → to` against vertical, along `forward`.
+pub fn lean_along_rad(from: Vec3, to: Vec3, forward: Vec3) -> f32 {
+    let d = to - from;
+    let along = d.dot(Vec3::new(forward.x, 0.0, forward.z).normalize_or(Vec3::Z));
+    along.atan2(d.y)
+}
+
+/// Posture metrics of a run sampled at `hz` (SPEC QUAL-8), the lean judged against
+/// `profile` on the ticks [`tilt_quality`] calls settled.
+pub fn posture_quality(
+    samples: &[TickSample],
+    hz: f32,
+    settle_s: f32,
+    profile: &PostureProfile,
+) -> PostureQuality {
+    let mut quality = PostureQuality::default();
+    let settled = settled_ticks(samples, hz, settle_s);
+    let mut lean = MeanMax::default();
+    let mut error = MeanMax::default();
+    let mut uphill = MeanMax::default();
+    let mut downhill = MeanMax::default();
+    for (i, s) in samples.iter().enumerate() {
+        if !s.grounded {
+            continue;
+        }
+        let lean_deg = f64::from(lean_along_rad(
+            s.pelvis_world,
+            s.neck_world,
+            s.forward_world,
+        ))
+        .to_degrees();
+        if !lean_deg.is_finite() {
+            continue;
+        }
+        lean.push(lean_deg);
+        let slope_deg = s
+            .ground_pitch_rad
+            .filter(|p| p.is_finite())
+            .map(|p| f64::from(p).to_degrees());
+        if slope_deg.is_some_and(|p| p > 3.0) {
+            let forward =
+                Vec3::new(s.forward_world.x, 0.0, s.forward_world.z).normalize_or(Vec3::Z);
+            if (s.head_world - s.pelvis_world).dot(forward) < 0.0 {
+                quality.head_behind_pelvis_ticks += 1;
+            }
+        }
+        let (Some(slope_deg), Some(_)) = (slope_deg, settled[i]) else {
+            continue;
+        };
+        let anim_deg = f64::from(s.torso_lean_anim_rad).to_degrees();
+        let (lo, hi) = profile.band_deg(slope_deg, anim_deg);
+        error.push((lo - lean_deg).max(lean_deg - hi).max(0.0));
+        if slope_deg > 3.0 {
+            uphill.push(lean_deg);
+        } else if slope_deg < -3.0 {
+            downhill.push(lean_deg);
+        }
+    }
+    quality.torso_lean_mean_deg = to_f32(lean.mean());
+    quality.torso_lean_error_deg = to_f32(error.mean());
+    quality.torso_lean_error_max_deg = to_f32(error.max);
+    quality.torso_lean_uphill_deg = (uphill.count > 0).then(|| to_f32(uphill.mean()));
+    quality.torso_lean_downhill_deg = (downhill.count > 0).then(|| to_f32(downhill.mean()));
+    quality.posture_ticks = error.count;
+    quality
+}
+
+/// Per tick, the first tick of its steady stretch when it is settled (see
+/// [`tilt_quality`]), else `None`.
+fn settled_ticks(samples: &[TickSample], hz: f32, settle_s: f32) -> Vec<Option<usize>> {
+    let mut out = vec![None; samples.len()];
+    let Some(hz64) = valid_hz(hz) else {
+        return out;
+    };
+    let settle_s = if settle_s.is_finite() {
+        f64::from(settle_s.max(0.0))
+    } else {
+        f64::from(DEFAULT_SETTLE_S)
+    };
+    let settle_ticks = settle_s * hz64 - 1e-6;
+    let tolerance_rad = f64::from(STEADY_TRUTH_TOLERANCE_DEG).to_radians();
+    let mut stretch: Option<(usize, f64, f64)> = None;
+    for (i, s) in samples.iter().enumerate() {
+        let truth = match (s.ground_pitch_rad, s.ground_roll_rad) {
+            (Some(p), Some(r)) if s.grounded && p.is_finite() && r.is_finite() => {
+                Some((f64::from(p), f64::from(r)))
+            }
+            _ => None,
+        };
+        stretch = match (truth, stretch) {
+            (None, _) => None,
+            (Some((p, r)), Some((start, p0, r0)))
+                if (p - p0).abs() <= tolerance_rad && (r - r0).abs() <= tolerance_rad =>
+            {
+                Some((start, p0, r0))
+            }
+            (Some((p, r)), _) => Some((i, p, r)),
+        };
+        if let Some((start, _, _)) = stretch {
+            out[i] = (((i - start) as f64) >= settle_ticks).then_some(start);
+        }
+    }
+    out
 }
 
 /// Which sole point of a foot.
@@ -484,6 +661,28 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         }
     }
 
+    // QUAL-4 ground skid, per footfall.
+    let mut skid_m = MeanMax::default();
+    for foot in 0..2 {
+        let heel: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].heel_world).collect();
+        let ball: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].ball_world).collect();
+        let height = |which: SolePoint| -> Vec<Option<f32>> {
+            samples
+                .iter()
+                .map(|s| height_above_ground_m(&s.feet[foot], which))
+                .collect()
+        };
+        let falls = plantigrade::clip_analysis::footfalls(
+            &heel,
+            &ball,
+            &height(SolePoint::Heel),
+            &height(SolePoint::Ball),
+        );
+        for fall in falls {
+            skid_m.push(f64::from(fall.skid_m));
+        }
+    }
+
     // QUAL-5: jerk on both ankles (pooled) and on the pelvis.
     let mut foot_jerk = Rms::default();
     for foot in 0..2 {
@@ -516,6 +715,9 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     } else {
         to_f32(skating_stance as f64 / stance_intervals as f64)
     };
+    quality.ground_skid_mean_cm = to_f32(skid_m.mean() * 100.0);
+    quality.ground_skid_max_cm = to_f32(skid_m.max * 100.0);
+    quality.footfalls = skid_m.count;
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
     quality
@@ -565,12 +767,6 @@ pub fn tilt_quality(samples: &[TickSample], hz: f32, settle_s: f32) -> TiltQuali
     let Some(hz64) = valid_hz(hz) else {
         return quality;
     };
-    let settle_s = if settle_s.is_finite() {
-        f64::from(settle_s.max(0.0))
-    } else {
-        f64::from(DEFAULT_SETTLE_S)
-    };
-    let settle_ticks = settle_s * hz64 - 1e-6;
 
     let mut pelvis_angvel = Rms::default();
     let mut tilt_angvel = Rms::default();
@@ -613,41 +809,21 @@ pub fn tilt_quality(samples: &[TickSample], hz: f32, settle_s: f32) -> TiltQuali
         .collect();
     push_jerks(&mut jitter, &tilt_deg, hz64);
 
-    let tolerance_rad = f64::from(STEADY_TRUTH_TOLERANCE_DEG).to_radians();
+    let settled = settled_ticks(samples, hz, settle_s);
     let mut pitch_error = MeanMax::default();
     let mut roll_error = MeanMax::default();
     let mut head_dev = MeanMax::default();
     let mut tilt_abs = MeanMax::default();
     let mut p2p_max_deg = 0.0f64;
-    // (first tick, truth pitch, truth roll) of the current stretch.
-    let mut stretch: Option<(usize, f64, f64)> = None;
     // (stretch start, min, max) of applied pitch (deg) over the stretch's settled ticks.
     let mut p2p: Option<(usize, f64, f64)> = None;
-    for (i, s) in samples.iter().enumerate() {
-        let truth = match (s.ground_pitch_rad, s.ground_roll_rad) {
-            (Some(p), Some(r)) if s.grounded && p.is_finite() && r.is_finite() => {
-                Some((f64::from(p), f64::from(r)))
-            }
-            _ => None,
-        };
-        stretch = match (truth, stretch) {
-            (None, _) => None,
-            (Some((p, r)), Some((start, p0, r0)))
-                if (p - p0).abs() <= tolerance_rad && (r - r0).abs() <= tolerance_rad =>
-            {
-                Some((start, p0, r0))
-            }
-            (Some((p, r)), _) => Some((i, p, r)),
-        };
-        let Some((start, _, _)) = stretch else {
+    for (s, start) in samples.iter().zip(&settled) {
+        let (Some(start), Some(truth_pitch), Some(truth_roll)) =
+            (*start, s.ground_pitch_rad, s.ground_roll_rad)
+        else {
             continue;
         };
-        let Some((truth_pitch, truth_roll)) = truth else {
-            continue;
-        };
-        if ((i - start) as f64) < settle_ticks {
-            continue;
-        }
+        let (truth_pitch, truth_roll) = (f64::from(truth_pitch), f64::from(truth_roll));
         quality.settled_ticks += 1;
         let applied_pitch = f64::from(s.tilt_pitch_rad);
         let applied_roll = f64::from(s.tilt_roll_rad);

@@ -15,7 +15,9 @@ use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 
-use crate::quality::{self, FootQuality, FootSample, TickSample, TiltQuality};
+use crate::quality::{
+    self, FootQuality, FootSample, PostureProfile, PostureQuality, TickSample, TiltQuality,
+};
 use crate::report::Check;
 
 /// How hard the stick is pushed for each gait (walk magnitude ≤ 0.5, run above).
@@ -219,6 +221,9 @@ pub struct Metrics {
     /// Pelvis tilt tracking and smoothness (SPEC QUAL-5, QUAL-6).
     #[serde(flatten)]
     pub tilt: TiltQuality,
+    /// Torso lean against the slope profile (SPEC QUAL-8, TILT-12).
+    #[serde(flatten)]
+    pub posture: PostureQuality,
 }
 
 /// Figures of the path along a section, sampled from the analytic course.
@@ -563,6 +568,12 @@ pub fn run_scenario(
     );
     metrics.foot = quality::foot_quality(&trace.samples, hz);
     metrics.tilt = quality::tilt_quality(&trace.samples, hz, quality::DEFAULT_SETTLE_S);
+    metrics.posture = quality::posture_quality(
+        &trace.samples,
+        hz,
+        quality::DEFAULT_SETTLE_S,
+        &PostureProfile::default(),
+    );
     metrics.nan_count = metrics.nan_count.max(metrics.foot.nan_count as usize);
     let result = ScenarioResult {
         name: scenario.name.to_string(),
@@ -662,6 +673,7 @@ type SampledLeg = (usize, usize, usize, Vec3, Vec3);
 /// Reads the feet, pelvis and IK report of a character into a [`TickSample`].
 struct Sampler {
     pelvis: Option<usize>,
+    neck: Option<usize>,
     head: Option<usize>,
     legs: Option<[SampledLeg; 2]>,
     contact_curves: [Option<usize>; 2],
@@ -684,6 +696,7 @@ impl Sampler {
         });
         Sampler {
             pelvis: map.pelvis,
+            neck: map.neck.or(map.spine.last().copied()),
             head: map.head,
             legs: match legs {
                 [Some(l), Some(r)] => Some([l, r]),
@@ -705,6 +718,7 @@ impl Sampler {
             joints_world: (0..model.joints_model().len())
                 .map(|j| c.model_to_world(model.position_model(j)))
                 .collect(),
+            torso_lean_anim_rad: c.torso_lean_anim_rad(),
             time_s: t,
             state: state.to_string(),
             root_world: c.feet_world(),
@@ -721,6 +735,12 @@ impl Sampler {
             sample.pelvis_rotation_world = facing * rotation;
         } else {
             sample.pelvis_rotation_world = Quat::IDENTITY;
+        }
+        if let Some(neck) = self.neck {
+            sample.neck_world = c.model_to_world(model.position_model(neck));
+        }
+        if let Some(head) = self.head {
+            sample.head_world = c.model_to_world(model.position_model(head));
         }
         if let Some(t) = c.tilt_output() {
             sample.tilt_pitch_rad = t.pitch_rad;
@@ -1120,6 +1140,7 @@ pub fn run_all(
     }
     progress.finish_and_clear();
     add_foot_checks(&mut results);
+    add_skid_checks(&mut results);
     if options.tilts.contains(&TiltMode::On) && options.modes.contains(&FootIkMode::Predictive) {
         add_tilt_checks(
             &mut results,
@@ -1133,9 +1154,10 @@ pub fn run_all(
     Ok(results)
 }
 
-/// Issue 6 targets (SPEC TILT, QUAL-5/6), on tilt on + predictive IK: tilt error on the
-/// 10–30° ramps and the cross-slope, head compensation, the pebble field against the raw
-/// normal, the beam's roll, the stairs' flight pitch.
+/// Issue 6 and 14 targets (SPEC TILT, QUAL-5/6/8), on tilt on + predictive IK: the ground
+/// frame's tracking of the 10–30° ramps and the cross-slope, a level head, the torso's lean
+/// against the TILT-12 profile, the pebble field against the raw normal, the beam's roll,
+/// the stairs' flight pitch.
 fn add_tilt_checks(
     results: &mut [ScenarioResult],
     course: &Course,
@@ -1158,26 +1180,50 @@ fn add_tilt_checks(
             .iter()
             .any(|p| r.name.starts_with(p));
         if slope {
+            // The filtered ground frame the posture is built from follows the true slope.
             let err = t.tilt_pitch_error_deg.max(t.tilt_roll_error_deg);
             checks.push(Check::new(
-                "tilt_error",
+                "slope_tracking",
                 t.settled_ticks > 0 && err <= 2.0,
                 format!(
-                    "pitch {:.2}°, roll {:.2}° mean error after settling ({} ticks; ≤ 2°)",
+                    "ground frame pitch {:.2}°, roll {:.2}° mean error after settling ({} ticks; ≤ 2°)",
                     t.tilt_pitch_error_deg, t.tilt_roll_error_deg, t.settled_ticks
                 ),
             ));
-            if !r.name.starts_with("cross_slope") {
-                let ratio = t.head_pitch_dev_ratio.unwrap_or(f32::INFINITY);
-                checks.push(Check::new(
-                    "tilt_head_compensation",
-                    ratio <= 0.10 + 0.005,
-                    format!(
-                        "head keeps {:.1} % of the pelvis pitch (≤ 10 %)",
-                        ratio * 100.0
-                    ),
-                ));
-            }
+            // TILT-6/12: the head stays level while the trunk leans.
+            checks.push(Check::new(
+                "head_level",
+                t.settled_ticks > 0 && t.head_pitch_dev_deg <= 2.0,
+                format!(
+                    "head pitch {:.2}° from the animation's on average (≤ 2°)",
+                    t.head_pitch_dev_deg
+                ),
+            ));
+        }
+        // TILT-12 / QUAL-8: the trunk leans into a climb and stays near upright going
+        // down, everywhere but against the slope it cannot climb.
+        if r.name != "ramp_50_blocked" {
+            let p = r.metrics.posture;
+            checks.push(Check::new(
+                "torso_lean_profile",
+                p.torso_lean_error_deg <= 1.0,
+                format!(
+                    "{:.2}° mean outside the profile over {} settled ticks (≤ 1°); lean {:.1}° mean, {} up, {} down",
+                    p.torso_lean_error_deg,
+                    p.posture_ticks,
+                    p.torso_lean_mean_deg,
+                    p.torso_lean_uphill_deg.map_or("-".into(), |v| format!("{v:.1}°")),
+                    p.torso_lean_downhill_deg.map_or("-".into(), |v| format!("{v:.1}°")),
+                ),
+            ));
+            checks.push(Check::new(
+                "head_not_behind_pelvis",
+                p.head_behind_pelvis_ticks == 0,
+                format!(
+                    "{} ticks climbing with the head behind the pelvis",
+                    p.head_behind_pelvis_ticks
+                ),
+            ));
         }
         if r.name.starts_with("stairs_") {
             checks.push(Check::new(
@@ -1232,6 +1278,30 @@ fn add_tilt_checks(
         r.checks.extend(checks);
     }
     Ok(())
+}
+
+/// QUAL-4 ground skid on every predictive run: mean ≤ 2 cm and worst ≤ 5 cm per footfall,
+/// pivots and landings included.
+fn add_skid_checks(results: &mut [ScenarioResult]) {
+    for r in results.iter_mut() {
+        if r.mode != FootIkMode::Predictive.name() || r.tilt != "on" {
+            continue;
+        }
+        let f = r.metrics.foot;
+        r.checks.push(Check::target(
+            "ground_skid_mean",
+            f.ground_skid_mean_cm <= 2.0,
+            format!(
+                "{:.2} cm over {} footfalls (≤ 2)",
+                f.ground_skid_mean_cm, f.footfalls
+            ),
+        ));
+        r.checks.push(Check::target(
+            "ground_skid_max",
+            f.ground_skid_max_cm <= 5.0,
+            format!("{:.2} cm worst footfall (≤ 5)", f.ground_skid_max_cm),
+        ));
+    }
 }
 
 /// How one scenario run is set up: foot IK mode, pelvis tilt, probe timing, where it starts.
@@ -1446,10 +1516,10 @@ pub fn print(results: &[ScenarioResult]) {
     } else {
         modes.first().copied().unwrap_or(predictive)
     };
-    println!("\nScenarios on the test course, {hz} Hz (movement, foot IK {main_mode})");
+    println!("\nScenarios on the test course, {hz} Hz (movement, foot IK {main_mode}; ground skid per footfall mean / max, torso lean forward +)");
     println!(
-        "{:<24} {:>6} {:>8} {:>7} {:>7} {:>7} {:>6}  states",
-        "scenario", "time s", "progress", "m/s", "rise m", "air s", "ok"
+        "{:<24} {:>6} {:>8} {:>7} {:>7} {:>7} {:>12} {:>7} {:>6}  states",
+        "scenario", "time s", "progress", "m/s", "rise m", "air s", "skid cm", "lean °", "ok"
     );
     for r in results.iter().filter(|r| r.mode == main_mode) {
         let m = &r.metrics;
@@ -1463,13 +1533,18 @@ pub fn print(results: &[ScenarioResult]) {
             "FAIL"
         };
         println!(
-            "{:<24} {:>6.2} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>6}  {}",
+            "{:<24} {:>6.2} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>12} {:>7.1} {:>6}  {}",
             r.name,
             m.duration_s,
             m.progress_m,
             m.mean_speed_m_s,
             m.max_height_m - m.start_height_m,
             m.airborne_s,
+            format!(
+                "{:.1} / {:.1}",
+                m.foot.ground_skid_mean_cm, m.foot.ground_skid_max_cm
+            ),
+            m.posture.torso_lean_mean_deg,
             ok,
             m.states.join(" → ")
         );
