@@ -135,6 +135,8 @@ pub(crate) struct Transition {
     pub curve: BlendCurve,
     pub at_end: bool,
     pub at_marker: Option<EventNameId>,
+    /// Entry phase of a synced blend in the destination (0..1).
+    pub start_phase: Option<f32>,
 }
 
 #[derive(Clone, Debug)]
@@ -828,6 +830,19 @@ impl Compiler<'_> {
                 }
                 None => None,
             };
+            let start_phase = match t.start_phase {
+                Some(p) if (0.0..=1.0).contains(&p) => Some(p.rem_euclid(1.0)),
+                Some(value) => {
+                    return Err((
+                        GraphProblem::BadNumber {
+                            what: "transition start_phase",
+                            value,
+                        },
+                        Some(Anchor::quoted(&t.to)),
+                    ))
+                }
+                None => None,
+            };
             transitions.push(Transition {
                 from,
                 to,
@@ -836,6 +851,7 @@ impl Compiler<'_> {
                 curve: t.curve,
                 at_end: t.at_end,
                 at_marker,
+                start_phase,
             });
         }
         self.machines[machine_id.0 as usize] = Machine {

@@ -161,6 +161,11 @@ pub struct TransitionDef {
     /// Fire when the source state's clip crosses this marker (a clip event name).
     #[serde(default)]
     pub at_marker: Option<String>,
+    /// A synced blend entered by this transition starts its gait at this normalized phase
+    /// (0..1), e.g. a landing that puts the leading foot down at its contact start.
+    /// Without it the blend starts at phase 0 or at its `start_phase` leaving rest.
+    #[serde(default)]
+    pub start_phase: Option<f32>,
 }
 
 fn default_crossfade_s() -> f32 {

@@ -38,6 +38,9 @@ struct NodeState {
     shared_duration_s: f32,
     /// Synced blend: all weight was on clips with no authored speed (at rest) last update.
     at_rest: bool,
+    /// Synced blend entered by a transition with a start phase: its first update starts
+    /// there (instead of at 0 or at the blend's own `start_phase`).
+    entry_phase: Option<f32>,
 }
 
 /// Where a crossfade comes from.
@@ -483,7 +486,9 @@ impl Update<'_> {
                 // A node that has not played yet starts as from rest.
                 let was_at_rest = st.at_rest || st.fresh;
                 let leaving_rest = options.sync && was_at_rest && !at_rest;
-                if let Some(phase) = options.start_phase.filter(|_| leaving_rest) {
+                if let Some(phase) = st.entry_phase.take().filter(|_| options.sync) {
+                    st.phase = phase;
+                } else if let Some(phase) = options.start_phase.filter(|_| leaving_rest) {
                     st.phase = phase;
                 }
                 st.at_rest = at_rest;
@@ -606,7 +611,7 @@ impl Update<'_> {
 
         if let Some((to, duration_s)) = self.machines[m].pending_travel.take() {
             if to != current {
-                self.start_transition(machine, to, duration_s, BlendCurve::EaseInOut);
+                self.start_transition(machine, to, duration_s, BlendCurve::EaseInOut, None);
             }
             return delta;
         }
@@ -620,7 +625,7 @@ impl Update<'_> {
                 .is_none_or(|marker| self.crossed(current_node, marker));
             let condition_ok = t.condition.as_ref().is_none_or(|c| c.eval(self.params));
             if at_end_ok && marker_ok && condition_ok {
-                self.start_transition(machine, t.to, t.duration_s, t.curve);
+                self.start_transition(machine, t.to, t.duration_s, t.curve, t.start_phase);
                 break;
             }
         }
@@ -633,6 +638,7 @@ impl Update<'_> {
         to: StateId,
         duration_s: f32,
         curve: BlendCurve,
+        start_phase: Option<f32>,
     ) {
         let asset = self.asset;
         let m = machine.0 as usize;
@@ -667,6 +673,7 @@ impl Update<'_> {
             .push(GraphEvent::StateEntered { machine, state: to });
         let to_node = asset.machines[m].states[to.0 as usize].1;
         self.reset(to_node);
+        self.nodes[to_node].entry_phase = start_phase;
     }
 
     /// Restarts a node's subtree (times to 0, machines to their initial state).

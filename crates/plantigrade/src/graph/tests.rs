@@ -517,3 +517,42 @@ fn a_synced_blend_leaving_rest_starts_at_its_start_phase() {
     let err = graph("Some(1.5)").unwrap_err();
     assert!(err.to_string().contains("start_phase"), "{err}");
 }
+
+#[test]
+fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
+    // "Air" is a clip; "Run" a synced blend already moving when entered, as on a landing.
+    let mut clips = clips();
+    clips.push(hold("Air", 0.0, 0.0, 1.0));
+    clips.push(
+        hold("Go", 1.0, 0.0, 1.0)
+            .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
+            .unwrap(),
+    );
+    let graph = |start: &str| {
+        let src = format!(
+            r#"GraphDef({PARAMS} base: StateMachine((initial: "Air", states: [(name: "Air", node: Clip(clip: "Air")), (name: "Run", node: BlendSpace1D(param: "w", samples: [(clip: "Go", position: 1.0)], options: (sync: true, start_phase: Some(0.3))))], transitions: [(from: "Air", to: "Run", condition: Some("go_b"), duration_s: 0.0, start_phase: {start})])))"#
+        );
+        GraphAsset::from_ron(&src, &rig(), clips.clone())
+    };
+    for (start, expected) in [("Some(0.75)", 0.75), ("None", 0.3)] {
+        let asset = Arc::new(graph(start).unwrap());
+        let mut g = GraphInstance::new(asset.clone());
+        let mut pose = Pose::rest(asset.skeleton());
+        g.tick(0.1, &mut pose).unwrap();
+        let go = asset.params().bool("go_b").unwrap();
+        g.params_mut().set_bool(go, true);
+        let w = asset.params().float("w").unwrap();
+        g.params_mut().set_float(w, 1.0);
+        // The transition fires this tick; the blend runs from the next.
+        g.tick(0.1, &mut pose).unwrap();
+        g.tick(0.1, &mut pose).unwrap();
+        let phase = g.sampled_clips()[0].normalized_time;
+        assert!(
+            (phase - (expected + 0.1)).abs() < 1e-3,
+            "{start}: {phase} (sampled {:?})",
+            g.sampled_clips()
+        );
+    }
+    let err = graph("Some(-0.2)").unwrap_err();
+    assert!(err.to_string().contains("start_phase"), "{err}");
+}
