@@ -326,6 +326,25 @@ pub fn posture_quality(
     quality
 }
 
+/// After a landing (the first sample), in how many steps the feet alternate: the stance
+/// starts (contact curve rising through [`STANCE_CONTACT_MIN`]) in time order, and the
+/// index of the first one whose foot differs from the one before. 1 means the first two
+/// steps already alternate; `None` with fewer than two steps or no alternation. A foot
+/// planted at touch-down counts as a step there.
+pub fn steps_to_alternate(samples: &[TickSample]) -> Option<usize> {
+    let mut steps: Vec<usize> = Vec::new();
+    for (i, s) in samples.iter().enumerate() {
+        for foot in 0..2 {
+            let on = s.feet[foot].contact >= STANCE_CONTACT_MIN;
+            let was_on = i > 0 && samples[i - 1].feet[foot].contact >= STANCE_CONTACT_MIN;
+            if on && !was_on {
+                steps.push(foot);
+            }
+        }
+    }
+    steps.windows(2).position(|w| w[0] != w[1]).map(|k| k + 1)
+}
+
 /// Per tick, the first tick of its steady stretch when it is settled (see
 /// [`tilt_quality`]), else `None`.
 fn settled_ticks(samples: &[TickSample], hz: f32, settle_s: f32) -> Vec<Option<usize>> {
@@ -1267,6 +1286,37 @@ mod tests {
             let jerk = foot_quality(&samples, hz).pelvis_jerk_rms;
             assert_close(jerk, expected, 0.03 * expected, &format!("{hz} Hz"));
         }
+    }
+
+    #[test]
+    fn steps_alternate_after_a_landing() {
+        let contact = |l: f32, r: f32| {
+            let mut s = TickSample::default();
+            s.feet[0].contact = l;
+            s.feet[1].contact = r;
+            s
+        };
+        // Left planted at touch-down, then right, then left: alternate from step 1.
+        let walk = [
+            contact(1.0, 0.0),
+            contact(1.0, 1.0),
+            contact(0.0, 1.0),
+            contact(1.0, 1.0),
+        ];
+        assert_eq!(steps_to_alternate(&walk), Some(1));
+        // The left foot comes down twice before the right does: alternation starts at the
+        // second step; without the right foot's step it never does.
+        let hop = [
+            contact(0.0, 0.0),
+            contact(1.0, 0.0),
+            contact(0.0, 0.0),
+            contact(1.0, 0.0),
+            contact(0.0, 0.0),
+            contact(0.0, 1.0),
+        ];
+        assert_eq!(steps_to_alternate(&hop), Some(2));
+        assert_eq!(steps_to_alternate(&hop[..5]), None);
+        assert_eq!(steps_to_alternate(&[]), None);
     }
 
     #[test]

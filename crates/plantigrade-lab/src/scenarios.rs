@@ -848,6 +848,20 @@ fn checks_for(
             None => "no ground under the end point (fell off the course)".to_string(),
         },
     ));
+    // QUAL-9: after a landing the feet alternate again within two steps.
+    if let Some(landed) =
+        (1..trace.grounded.len()).find(|&i| trace.grounded[i] && !trace.grounded[i - 1])
+    {
+        let steps = quality::steps_to_alternate(&trace.samples[landed..]);
+        checks.push(Check::new(
+            "feet_alternate_after_landing",
+            steps.is_some_and(|n| n <= 2),
+            match steps {
+                Some(n) => format!("the feet alternate from step {n} after touch-down (≤ 2)"),
+                None => "no alternating steps after touch-down".to_string(),
+            },
+        ));
+    }
     let progress_of = |p: Vec3| (p - cx.path.spawn).dot(cx.path.direction);
     let reached = m.progress_m >= m.target_progress_m - 0.1;
     match scenario.kind {
@@ -897,6 +911,12 @@ fn checks_for(
             ));
         }
         GapJump => {
+            checks.push(Check::new(
+                "lands_into_gait",
+                m.states.iter().skip_while(|s| *s != "Jump").nth(1)
+                    == Some(&"Locomotion".to_string()),
+                format!("states {:?}", m.states),
+            ));
             checks.push(Check::new(
                 "found_edge",
                 cx.edge.is_some(),
@@ -1005,10 +1025,18 @@ fn checks_for(
                 m.landings.first() == Some(&wanted),
                 format!("landings {:?}", m.landings),
             ));
-            let land_state = m.states.iter().any(|s| s == "Land");
+            // Walking off the ledge the landing has horizontal speed: the gait goes on
+            // (the full-body Land is for landings standing still, the timeline's).
+            let after_jump = m
+                .states
+                .iter()
+                .skip_while(|s| *s != "Jump")
+                .nth(1)
+                .cloned()
+                .unwrap_or_default();
             checks.push(Check::new(
-                "land_state_entered",
-                land_state,
+                "lands_into_gait",
+                after_jump == "Locomotion",
                 format!("states {:?}", m.states),
             ));
             let phases_ok = m

@@ -22,13 +22,17 @@ use crate::ik::{
     run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkMode,
     FootIkOutput, FootProbeRequest, FootProbeResult, LandingPoses,
 };
+use crate::impact::{ImpactOutput, LandingImpact, LandingImpactConfig};
 use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{
     CharacterConfig, ConfigError, Intent, LocomotionParams, LocomotionVars, Movement,
     MovementOutput,
 };
 use crate::pose::{local_to_model, ModelPose, Pose, PoseError};
-use crate::tilt::{NormalSourceChoice, PelvisTilt, TiltConfig, TiltInput, TiltOutput};
+use crate::tilt::{
+    apply_posture, NormalSourceChoice, PelvisTilt, PostureOffsets, TiltConfig, TiltInput,
+    TiltOutput,
+};
 use crate::world::{BodyId, Layers, MoveResult, QueryFilter, World};
 
 /// Why a character could not be made or ticked.
@@ -108,6 +112,10 @@ pub struct Character {
     tilt_source: NormalSourceChoice,
     tilt_output: Option<TiltOutput>,
     pelvis: Option<usize>,
+    /// The landing impact over locomotion and its last output.
+    impact: LandingImpact,
+    impact_config: LandingImpactConfig,
+    impact_output: ImpactOutput,
     /// The trunk's first joint above the pelvis (the posture's spine counter-rotation).
     spine_base: Option<usize>,
     /// The trunk's top: the neck, else the highest spine joint.
@@ -186,6 +194,9 @@ impl Character {
             tilt_source: NormalSourceChoice::Ground,
             tilt_output: None,
             pelvis: bones.pelvis,
+            impact: LandingImpact::default(),
+            impact_config: LandingImpactConfig::default(),
+            impact_output: ImpactOutput::default(),
             spine_base: bones.spine.first().copied(),
             neck: bones.neck.or(bones.spine.last().copied()),
             head: bones.head,
@@ -355,19 +366,37 @@ impl Character {
                     0.25,
                 );
             }
-            if output.enabled {
-                self.tilt
-                    .apply(
-                        skeleton,
-                        pelvis,
-                        self.spine_base,
-                        self.head,
-                        &self.model,
-                        &mut self.pose,
-                    )
-                    .map_err(|e| CharacterError::Tilt(e.to_string()))?;
+            // A landing with horizontal speed dips the body over the gait (the graph
+            // stays in it); the dip joins the slope posture and both go in at once.
+            let impact = self.impact.update(
+                &self.impact_config,
+                self.output.landing,
+                self.output.vars.speed,
+                self.output.vars.is_grounded,
+                dt_s,
+            );
+            let mut offsets = if output.enabled {
+                self.tilt.posture_offsets()
+            } else {
+                PostureOffsets::IDENTITY
+            };
+            offsets.trunk_model =
+                Quat::from_rotation_x(impact.trunk_flex_rad) * offsets.trunk_model;
+            offsets.pelvis_drop_m = impact.pelvis_drop_m;
+            if output.enabled || impact != ImpactOutput::default() {
+                apply_posture(
+                    skeleton,
+                    pelvis,
+                    self.spine_base,
+                    self.head.map(|head| (head, self.tilt.head_keep_fraction())),
+                    offsets,
+                    &self.model,
+                    &mut self.pose,
+                )
+                .map_err(|e| CharacterError::Tilt(e.to_string()))?;
                 local_to_model(skeleton, &self.pose, &mut self.model)?;
             }
+            self.impact_output = impact;
             self.tilt_output = Some(output);
         }
 
@@ -459,6 +488,16 @@ impl Character {
             }
         }
         Ok(())
+    }
+
+    /// How landings with horizontal speed dip the body (see [`crate::impact`]).
+    pub fn landing_impact_config_mut(&mut self) -> &mut LandingImpactConfig {
+        &mut self.impact_config
+    }
+
+    /// What the landing impact did in the last tick.
+    pub fn impact_output(&self) -> ImpactOutput {
+        self.impact_output
     }
 
     /// The trunk's lean as animated in the last tick, before the procedural pass: the

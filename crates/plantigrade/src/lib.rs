@@ -16,8 +16,11 @@
 //!   pelvis drop, two-bone legs) and look-at (SPEC IK); [`lod`] picks its detail by distance
 //!   and [`debug`] records what it did as backend-neutral draw commands.
 //! - [`tilt`]: the slope-aware pelvis: ground frame (three rays, narrow edges, a stairs
-//!   profile), pluggable normal sources, filters, pitch/roll applied to the pelvis with head
-//!   compensation, slope speed (SPEC TILT).
+//!   profile), pluggable normal sources, filters, the posture built from it (the trunk
+//!   leaning into a climb, the pelvis taking part of it and the ground's roll, the spine
+//!   counter-rotating) with head compensation, slope speed (SPEC TILT).
+//! - [`impact`]: a landing with horizontal speed dips the body over the gait instead of
+//!   stopping the legs.
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.
@@ -34,6 +37,7 @@ pub mod course;
 pub mod debug;
 pub mod graph;
 pub mod ik;
+pub mod impact;
 pub mod lod;
 pub mod mannequin;
 pub mod motion;

@@ -73,6 +73,7 @@ pub fn apply_pelvis_tilt(
     let offsets = PostureOffsets {
         pelvis_model: tilt_model,
         trunk_model: tilt_model,
+        pelvis_drop_m: 0.0,
     };
     apply_posture(skeleton, pelvis_joint, None, head, offsets, model, pose)
 }
@@ -84,12 +85,15 @@ pub struct PostureOffsets {
     pub pelvis_model: Quat,
     /// The trunk's resulting rotation offset at its first spine joint.
     pub trunk_model: Quat,
+    /// How far the pelvis is lowered (m, model space, straight down; a landing's impact).
+    pub pelvis_drop_m: f32,
 }
 
 impl PostureOffsets {
     pub const IDENTITY: Self = Self {
         pelvis_model: Quat::IDENTITY,
         trunk_model: Quat::IDENTITY,
+        pelvis_drop_m: 0.0,
     };
 }
 
@@ -177,7 +181,15 @@ pub fn apply_posture(
     let pelvis_local = pose.local()[pelvis_joint].rotation;
     let new_pelvis =
         (pelvis_parent.inverse() * pelvis_offset * pelvis_parent * pelvis_local).normalize();
-    if !new_pelvis.is_finite() {
+    // The drop, straight down in model space, in the parent's frame.
+    let drop_m = if offsets.pelvis_drop_m.is_finite() {
+        offsets.pelvis_drop_m
+    } else {
+        0.0
+    };
+    let new_pelvis_translation = pose.local()[pelvis_joint].translation
+        + pelvis_parent.inverse() * (glam::Vec3::NEG_Y * drop_m);
+    if !(new_pelvis.is_finite() && new_pelvis_translation.is_finite()) {
         return Err(TiltError::NonFinite {
             joint: pelvis_joint,
         });
@@ -221,6 +233,7 @@ pub fn apply_posture(
 
     let local = pose.local_mut();
     local[pelvis_joint].rotation = new_pelvis;
+    local[pelvis_joint].translation = new_pelvis_translation;
     for (joint, rotation) in new_trunk.into_iter().chain(new_head) {
         local[joint].rotation = rotation;
     }
@@ -354,6 +367,7 @@ mod tests {
             pelvis_model: Quat::from_rotation_x(6f32.to_radians())
                 * Quat::from_rotation_z(12f32.to_radians()),
             trunk_model: Quat::from_rotation_x(12f32.to_radians()),
+            pelvis_drop_m: 0.05,
         };
         let before = r.model.clone();
         apply_posture(
@@ -381,6 +395,9 @@ mod tests {
             );
         }
         // The trunk turns about spine_01, which the pelvis carried.
+        // The pelvis went 5 cm straight down.
+        let drop = before.position_model(r.pelvis) - after.position_model(r.pelvis);
+        assert!((drop - Vec3::Y * 0.05).length() < 1e-5, "{drop}");
         let pelvis_to_spine = before.position_model(spine_01) - before.position_model(r.pelvis);
         let spine_01_after =
             after.position_model(r.pelvis) + offsets.pelvis_model * pelvis_to_spine;

@@ -38,7 +38,7 @@ pub mod stage;
 #[cfg(test)]
 mod scenario_tests;
 
-pub use apply::{apply_pelvis_tilt, TiltError};
+pub use apply::{apply_pelvis_tilt, apply_posture, PostureOffsets, TiltError};
 pub use decompose::{
     decompose_ground_normal, pelvis_tilt_rotation_model, tilted_up_model, world_to_model_direction,
     GroundNormalStatus, GroundTilt, TiltLimits,
@@ -52,4 +52,4 @@ pub use slope_speed::{
     slope_angle_along_rad, slope_speed_scale, slope_speed_scale_for, SlopeSpeedConfig,
 };
 pub use source::{FixedNormal, GroundRays, NormalSource, NormalSourceChoice};
-pub use stage::{PelvisTilt, TiltConfig, TiltInput, TiltOutput};
+pub use stage::{PelvisTilt, PostureConfig, TiltConfig, TiltInput, TiltOutput};

@@ -118,6 +118,7 @@ impl PostureConfig {
             pelvis_model: Quat::from_rotation_x(self.pelvis_lean_share * lean)
                 * Quat::from_rotation_z(self.pelvis_roll_share * roll),
             trunk_model: Quat::from_rotation_x(lean),
+            pelvis_drop_m: 0.0,
         }
     }
 }
