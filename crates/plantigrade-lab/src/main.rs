@@ -116,6 +116,12 @@ enum Command {
         /// A figure every this many seconds.
         #[arg(long, default_value_t = 0.2, value_name = "S")]
         every: f32,
+        /// Draw only from this time on (s), for a close-up of one moment.
+        #[arg(long, value_name = "S")]
+        from: Option<f32>,
+        /// Draw only up to this time (s).
+        #[arg(long, value_name = "S")]
+        to: Option<f32>,
     },
     /// Validate a graph file and print its parameters, states, transitions and layers.
     Graph {
@@ -244,11 +250,21 @@ fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> 
 }
 
 /// `film`: runs each scenario and mode and draws it.
-fn run_film(names: &[String], every_s: f32, cli: &Cli) -> anyhow::Result<bool> {
+fn run_film(
+    names: &[String],
+    every_s: f32,
+    (from_s, to_s): (Option<f32>, Option<f32>),
+    cli: &Cli,
+) -> anyhow::Result<bool> {
     use anyhow::Context;
     check_hz(cli.hz)?;
     if !(every_s.is_finite() && every_s > 0.0) {
         anyhow::bail!("--every must be a positive number of seconds, got {every_s}");
+    }
+    let from_s = from_s.unwrap_or(f32::NEG_INFINITY);
+    let to_s = to_s.unwrap_or(f32::INFINITY);
+    if from_s.is_nan() || to_s.is_nan() || from_s >= to_s {
+        anyhow::bail!("--from must come before --to");
     }
     let options = cli.run_options()?;
     let course = load_course(None)?;
@@ -288,7 +304,11 @@ fn run_film(names: &[String], every_s: f32, cli: &Cli) -> anyhow::Result<bool> {
                         f.planted_drift_mean_mm,
                         f.skate_ratio_stance,
                     ),
-                    samples: &trace.samples,
+                    samples: {
+                        let start = trace.samples.partition_point(|s| s.time_s < from_s);
+                        let end = trace.samples.partition_point(|s| s.time_s <= to_s);
+                        &trace.samples[start..end.max(start)]
+                    },
                     bones: bones.clone(),
                     course: &course,
                     origin_world: path_info.spawn,
@@ -355,7 +375,12 @@ fn main() -> ExitCode {
         Command::Clips => default_run(&cli),
         Command::Run { scenarios, course } => run_scenarios(&scenarios, course.as_deref(), &cli),
         Command::Sweep { scenarios, offsets } => run_sweep(&scenarios, offsets, &cli),
-        Command::Film { scenarios, every } => run_film(&scenarios, every, &cli),
+        Command::Film {
+            scenarios,
+            every,
+            from,
+            to,
+        } => run_film(&scenarios, every, (from, to), &cli),
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect { file } => inspect::inspect(&file),
