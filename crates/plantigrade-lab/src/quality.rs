@@ -68,6 +68,9 @@ pub struct FootSample {
     pub heel_probe_hit: bool,
     pub toe_probe_hit: bool,
     pub locked: bool,
+    /// The foot IK is stepping the foot (a lock let go mid-stance and the foot is lifted
+    /// to where the animation has it): not in stance, whatever the curve says.
+    pub stepping: bool,
 }
 
 /// Everything the metrics need from one tick of a scenario.
@@ -451,11 +454,13 @@ fn sole_speed_m_per_s(samples: &[TickSample], foot: usize, i: usize, hz: f32) ->
 }
 
 /// Stance: grounded, over the course, and contact ≥ 0.5 — or, when the clip has no contact
-/// curve (non-finite contact), the lower sole point moving slower than 0.35 m/s.
+/// curve (non-finite contact), the lower sole point moving slower than 0.35 m/s. A foot the
+/// foot IK is stepping (lifted mid-stance, see [`FootSample::stepping`]) is not in stance:
+/// it is not planted, and the ground skid still sees it if it is dragged instead.
 fn in_stance(samples: &[TickSample], foot: usize, i: usize, hz: f32) -> bool {
     let sample = &samples[i];
     let foot_sample = &sample.feet[foot];
-    if !sample.grounded || lower_sole(foot_sample).is_none() {
+    if !sample.grounded || lower_sole(foot_sample).is_none() || foot_sample.stepping {
         return false;
     }
     if foot_sample.contact.is_finite() {

@@ -778,6 +778,7 @@ impl Sampler {
                 heel_probe_hit: report.heel_hit,
                 toe_probe_hit: report.toe_hit,
                 locked: report.locked,
+                stepping: report.stepping,
             };
             // A knee flip, measured here rather than trusted from the solver: a knee is a
             // hinge about the character's left axis, so thigh × shin points left (+X in

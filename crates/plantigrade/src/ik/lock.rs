@@ -1,6 +1,7 @@
-//! Foot lock (SPEC IK-9): a planted foot stays where it landed in world space until its
-//! stance ends or holding it would over-stretch or twist the leg, then it glides back to
-//! the animation over a short release instead of snapping.
+//! Foot lock (SPEC IK-9): a planted foot stays where it landed in world space, pointing
+//! where it pointed, until its stance ends or holding it would over-stretch or twist the
+//! leg, then it goes back to the animation over a short release instead of snapping (a
+//! release forced while the stance goes on is a step: the foot stage lifts it on the way).
 
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
@@ -48,8 +49,10 @@ pub enum Release {
 pub struct FootLock {
     /// The locked ankle xz (world) and the facing yaw at lock time.
     locked: Option<(Vec2, f32)>,
-    /// After a release: offset from the animation that is fading out (m, world xz).
+    /// After a release: offset from the animation that is fading out (m, world xz), and
+    /// the foot's yaw offset from the facing (rad), fading out with it.
     release_offset: Vec2,
+    release_yaw_rad: f32,
     /// Fraction of the release left (1 → 0).
     release_left: f32,
     /// The last release, for metrics.
@@ -78,6 +81,30 @@ impl FootLock {
     /// The locked point (world xz), while locked.
     pub fn locked_xz(&self) -> Option<Vec2> {
         self.locked.map(|(xz, _)| xz)
+    }
+
+    /// How far the foot's yaw is from the character's facing `facing_yaw_rad` (rad, in
+    /// −π..π): while locked, the foot keeps pointing where it did when it planted while
+    /// the body turns over it; through a release the offset fades out with the glide.
+    pub fn yaw_offset_rad(&self, facing_yaw_rad: f32) -> f32 {
+        let offset = match self.locked {
+            Some((_, yaw)) => wrap_angle(yaw - facing_yaw_rad),
+            None => self.release_yaw_rad * smoothstep(self.release_left),
+        };
+        if offset.is_finite() {
+            offset
+        } else {
+            0.0
+        }
+    }
+
+    /// The last release was forced while the stance went on (over-stretched or twisted),
+    /// and its glide back is still under way: the foot must step, not slide.
+    pub fn stepping(&self) -> Option<f32> {
+        match self.last_release {
+            Some(Release::TooFar | Release::Twisted) => self.release_progress(),
+            _ => None,
+        }
     }
 
     /// While gliding back after a release: how far the foot still is from the animation
@@ -112,9 +139,7 @@ impl FootLock {
         }
         let planted = grounded && contact >= config.contact_threshold;
         if let Some((xz, yaw)) = self.locked {
-            let twist = (facing_yaw_rad - yaw + std::f32::consts::PI)
-                .rem_euclid(std::f32::consts::TAU)
-                - std::f32::consts::PI;
+            let twist = wrap_angle(facing_yaw_rad - yaw);
             let release = if !grounded {
                 Some(Release::Airborne)
             } else if !planted {
@@ -132,6 +157,7 @@ impl FootLock {
                     self.locked = None;
                     self.last_release = Some(why);
                     self.release_offset = xz - animated_xz;
+                    self.release_yaw_rad = -twist;
                     self.release_left = 1.0;
                 }
             }
@@ -153,9 +179,43 @@ impl FootLock {
     }
 }
 
+/// `angle` wrapped into −π..π.
+fn wrap_angle(angle: f32) -> f32 {
+    (angle + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_locked_foot_keeps_its_yaw_and_a_twist_releases_it_as_a_step() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        let at = Vec2::new(0.0, 0.3);
+        lock.update(&config, at, 1.0, true, 0.0, DT);
+        // The body turns over the planted foot: the foot keeps pointing ahead.
+        for k in 1..=10 {
+            let yaw = 0.05 * k as f32;
+            assert_eq!(lock.update(&config, at, 1.0, true, yaw, DT), at);
+            assert!((lock.yaw_offset_rad(yaw) + yaw).abs() < 1e-6);
+        }
+        assert_eq!(lock.stepping(), None);
+        // Past the twist limit it lets go though the stance goes on: a step, whose yaw
+        // offset fades to none as it goes.
+        let yaw = 61f32.to_radians();
+        lock.update(&config, at + Vec2::X * 0.1, 1.0, true, yaw, DT);
+        assert_eq!(lock.last_release, Some(Release::Twisted));
+        assert!(lock.stepping().is_some());
+        let first = lock.yaw_offset_rad(yaw).abs();
+        assert!(first > 0.9 && first <= 61f32.to_radians() + 1e-4, "{first}");
+        for _ in 0..20 {
+            lock.update(&config, at + Vec2::X * 0.1, 1.0, true, yaw, DT);
+        }
+        // Re-planted where the animation has it, pointing with the body again.
+        assert!(lock.is_locked());
+        assert_eq!(lock.yaw_offset_rad(yaw), 0.0);
+    }
 
     const DT: f32 = 1.0 / 60.0;
 

@@ -271,6 +271,9 @@ pub struct FootReport {
     pub toe_hit: bool,
     pub source: Option<SupportSource>,
     pub locked: bool,
+    /// The foot is stepping: its lock let go while the stance went on (over-stretched or
+    /// twisted by a turn), and it is lifted on its way to where the animation has it.
+    pub stepping: bool,
     /// The ankle target (world) after smoothing, lock and weight.
     pub ankle_target_world: Vec3,
     /// Height of the smoothed support plane under the foot (world y), when there is one.
@@ -660,8 +663,6 @@ impl FootIk {
             let placement = state.placement_applied_world;
             let ball_anim_world = root + facing * anim.ball_model;
             let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z) + placement;
-            let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
-            let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
             let mut landed_now = false;
             let anchored_ball_xz = if config.mode == FootIkMode::None {
                 state.lock.reset();
@@ -713,6 +714,12 @@ impl FootIk {
                     _ => pinned,
                 }
             };
+            // A planted foot keeps pointing where it landed while the body turns over it
+            // (its heel would otherwise sweep the floor about the ball), and turns back
+            // with its release. Yawed first, then aligned, so its sole stays on the plane.
+            let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(yaw));
+            let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
+            let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
             let xz = anchored_ball_xz - ball_offset_xz;
             // Never below its own ground: a blend that sinks a sole must not sink it here.
             let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
@@ -788,10 +795,9 @@ impl FootIk {
                 }
                 ankle_y = ankle_y.max(ground + lift_m - offset_world.y);
             }
-            // An over-stretched lock lets go as a step: the foot lifts on its way back.
-            if let (Some(progress), Some(super::lock::Release::TooFar)) =
-                (state.lock.release_progress(), state.lock.last_release)
-            {
+            // A lock that lets go while the stance goes on (over-stretched, or twisted by
+            // a turn) is a step: the foot lifts on its way back.
+            if let Some(progress) = state.lock.stepping() {
                 ankle_y += config.release_step_height_m * (std::f32::consts::PI * progress).sin();
             }
             let target = Vec3::new(xz.x, ankle_y, xz.y);
@@ -805,6 +811,7 @@ impl FootIk {
             let report = &mut out.feet[i];
             report.ik_alpha = alpha;
             report.locked = state.lock.is_locked();
+            report.stepping = state.lock.stepping().is_some();
             report.ankle_target_world = targets_world[i];
             report.support_height_m = Some(plane.height_at(xz.x, xz.y));
         }
