@@ -613,35 +613,20 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         }
     }
 
-    // QUAL-2 and QUAL-3 walk each foot's stances.
+    // QUAL-2 over stance ticks, QUAL-3 per stance.
     let mut floats_m = Vec::new();
-    let mut drift_m = MeanMax::default();
     for foot in 0..2 {
-        // (ball point on the stance's first tick, ticks so far, largest drift so far)
-        let mut stance: Option<(Vec3, usize, f64)> = None;
         for i in 0..samples.len() {
-            if !in_stance(samples, foot, i, hz) {
-                close_stance(&mut stance, &mut drift_m);
-                continue;
-            }
-            let foot_sample = &samples[i].feet[foot];
-            if let Some((_, height)) = lower_sole(foot_sample) {
-                floats_m.push(f64::from(height).max(0.0));
-            }
-            let ball = foot_sample.ball_world;
-            match &mut stance {
-                Some((start, ticks, drift)) => {
-                    let d = f64::from(horizontal_m(ball - *start));
-                    if d.is_finite() {
-                        *drift = drift.max(d);
-                    }
-                    *ticks += 1;
+            if in_stance(samples, foot, i, hz) {
+                if let Some((_, height)) = lower_sole(&samples[i].feet[foot]) {
+                    floats_m.push(f64::from(height).max(0.0));
                 }
-                None if ball.is_finite() => stance = Some((ball, 1, 0.0)),
-                None => {}
             }
         }
-        close_stance(&mut stance, &mut drift_m);
+    }
+    let mut drift_m = MeanMax::default();
+    for stance in stance_drifts(samples, hz) {
+        drift_m.push(stance.drift_m);
     }
 
     // QUAL-4: per foot, interval speeds then the moving-average test.
@@ -747,13 +732,63 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality
 }
 
-/// Ends a stance: long enough ones add their drift.
-fn close_stance(stance: &mut Option<(Vec3, usize, f64)>, drift_m: &mut MeanMax) {
-    if let Some((_, ticks, drift)) = stance.take() {
-        if ticks >= MIN_STANCE_TICKS {
-            drift_m.push(drift);
+/// One stance of one foot and its planted drift (QUAL-3).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StanceDrift {
+    pub foot: usize,
+    /// First tick of the stance and how many ticks it lasted.
+    pub start: usize,
+    pub ticks: usize,
+    /// The largest horizontal distance of the ball point from where it was on the
+    /// stance's first tick (m).
+    pub drift_m: f64,
+}
+
+/// Every stance of at least [`MIN_STANCE_TICKS`] ticks of both feet (see [`in_stance`]),
+/// in order per foot, with its planted drift.
+pub fn stance_drifts(samples: &[TickSample], hz: f32) -> Vec<StanceDrift> {
+    let mut out = Vec::new();
+    for foot in 0..2 {
+        // (ball point on the stance's first tick, the stance so far)
+        let mut stance: Option<(Vec3, StanceDrift)> = None;
+        for i in 0..=samples.len() {
+            let planted = i < samples.len() && in_stance(samples, foot, i, hz);
+            let ball = if planted {
+                samples[i].feet[foot].ball_world
+            } else {
+                Vec3::NAN
+            };
+            match (&mut stance, planted) {
+                (Some((start, s)), true) => {
+                    let d = f64::from(horizontal_m(ball - *start));
+                    if d.is_finite() {
+                        s.drift_m = s.drift_m.max(d);
+                    }
+                    s.ticks += 1;
+                }
+                (None, true) if ball.is_finite() => {
+                    stance = Some((
+                        ball,
+                        StanceDrift {
+                            foot,
+                            start: i,
+                            ticks: 1,
+                            drift_m: 0.0,
+                        },
+                    ))
+                }
+                (slot, false) => {
+                    if let Some((_, s)) = slot.take() {
+                        if s.ticks >= MIN_STANCE_TICKS {
+                            out.push(s);
+                        }
+                    }
+                }
+                _ => {}
+            }
         }
     }
+    out
 }
 
 /// Angle (rad) of the shortest rotation from `a` to `b`; `None` for non-finite or zero-length

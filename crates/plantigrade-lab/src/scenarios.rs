@@ -671,7 +671,7 @@ fn ground_truth(course: &Course, root: Vec3, yaw: f32) -> (Option<f32>, Option<f
 type SampledLeg = (usize, usize, usize, Vec3, Vec3);
 
 /// Reads the feet, pelvis and IK report of a character into a [`TickSample`].
-struct Sampler {
+pub(crate) struct Sampler {
     pelvis: Option<usize>,
     neck: Option<usize>,
     head: Option<usize>,
@@ -680,7 +680,7 @@ struct Sampler {
 }
 
 impl Sampler {
-    fn new(graph: &GraphAsset) -> Sampler {
+    pub(crate) fn new(graph: &GraphAsset) -> Sampler {
         let skeleton = graph.skeleton();
         let map = plantigrade::HumanoidMap::detect(skeleton);
         let legs = plantigrade::Side::BOTH.map(|side| {
@@ -709,7 +709,7 @@ impl Sampler {
         }
     }
 
-    fn sample(&self, c: &Character, course: &Course, t: f32, state: &str) -> TickSample {
+    pub(crate) fn sample(&self, c: &Character, course: &Course, t: f32, state: &str) -> TickSample {
         let model = c.model_pose();
         let facing = c.facing_world();
         let ik = c.foot_ik_output().copied().unwrap_or_default();

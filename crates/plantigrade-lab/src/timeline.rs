@@ -1,61 +1,73 @@
-//! The default run's scripted parameter timeline: idle → walk → run → stop → crouch → jump
-//! → land, played through the default graph on flat ground with the character moving at
-//! the commanded speed. Reports per state the time spent and the planted drift of the
-//! resulting feet (SPEC QUAL-3).
+//! The default run's scripted timeline: idle → walk → run → stop → crouch walk → stand →
+//! jump with a heavy landing → jump with a light landing → idle, played by a `Character`
+//! (movement on rapier, the default graph, predictive foot IK) on flat ground, like the
+//! scenarios. Reports per graph state the time spent and the planted drift of the feet
+//! (SPEC QUAL-3), stance by stance, and checks that every state's stances hold (≤ 10 mm
+//! mean) and that the feet settle into Idle's stance after each stop.
 
 use std::sync::Arc;
 
-use glam::{Quat, Vec3};
-use plantigrade::graph::{GraphAsset, GraphEvent, GraphInstance, MachineId};
-use plantigrade::mannequin::{self, Mannequin};
-use plantigrade::pose::{local_to_model, ModelPose, Pose};
-use plantigrade::Side;
+use glam::{Vec2, Vec3};
+use plantigrade::character::Character;
+use plantigrade::course::{Course, Primitive, Role, Section, Shape};
+use plantigrade::graph::{GraphEvent, MachineId};
+use plantigrade::ik::FootIkMode;
+use plantigrade::mannequin::Mannequin;
+use plantigrade::motion::{CharacterConfig, Intent};
+use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 
+use crate::quality::{self, TickSample};
 use crate::report::Check;
+use crate::scenarios::Sampler;
 
-/// What the script asks for from a time on.
+/// What the script asks for from a time on: the stick (forward, 0..1), crouch, a jump
+/// press and the jump speed in force.
 #[derive(Clone, Copy)]
 struct Command {
     from_s: f32,
     label: &'static str,
-    speed_m_s: f32,
+    stick: f32,
     crouch: bool,
-    /// Jump with this take-off speed (m/s) at `from_s`.
-    jump_m_s: Option<f32>,
+    jump: bool,
+    jump_speed_m_s: f32,
 }
 
-const fn cmd(
-    from_s: f32,
-    label: &'static str,
-    speed_m_s: f32,
-    crouch: bool,
-    jump_m_s: Option<f32>,
-) -> Command {
+const fn cmd(from_s: f32, label: &'static str, stick: f32, crouch: bool, jump: bool) -> Command {
     Command {
         from_s,
         label,
-        speed_m_s,
+        stick,
         crouch,
-        jump_m_s,
+        jump,
+        jump_speed_m_s: 8.0,
     }
 }
 
-const SCRIPT: [Command; 9] = [
-    cmd(0.0, "idle", 0.0, false, None),
-    cmd(1.0, "walk", 1.75, false, None),
-    cmd(3.5, "run", 3.75, false, None),
-    cmd(6.0, "stop", 0.0, false, None),
-    cmd(7.5, "crouch walk", 1.5, true, None),
-    cmd(10.0, "stand", 0.0, false, None),
-    cmd(11.0, "jump (heavy landing)", 0.0, false, Some(9.0)),
-    cmd(13.5, "jump (light landing)", 0.0, false, Some(3.5)),
-    cmd(15.5, "idle", 0.0, false, None),
+/// The light landing's jump: 4 m/s lands at 4 m/s, under the 5 m/s heavy threshold.
+const LIGHT_JUMP_M_S: f32 = 4.0;
+
+const SCRIPT: [Command; 10] = [
+    cmd(0.0, "idle", 0.0, false, false),
+    cmd(1.0, "walk", 0.5, false, false),
+    cmd(3.5, "run", 1.0, false, false),
+    cmd(6.0, "stop", 0.0, false, false),
+    cmd(7.5, "crouch walk", 1.0, true, false),
+    cmd(10.0, "stand", 0.0, false, false),
+    cmd(11.0, "jump (heavy landing)", 0.0, false, true),
+    cmd(11.1, "stand", 0.0, false, false),
+    Command {
+        jump_speed_m_s: LIGHT_JUMP_M_S,
+        ..cmd(13.5, "jump (light landing)", 0.0, false, true)
+    },
+    cmd(13.6, "idle", 0.0, false, false),
 ];
 const END_S: f32 = 17.0;
-/// How fast the commanded speed changes (m/s²), like a movement model would.
-const ACCELERATION_M_S2: f32 = 8.0;
-const GRAVITY_M_S2: f32 = 9.8 * 2.5;
+/// Stances judged for the drift check (mean per state, mm; SPEC QUAL-3 target).
+const DRIFT_MEAN_MAX_MM: f32 = 10.0;
+/// After a stop, the feet must end where Idle has them: the ankles this far apart at most
+/// beyond Idle's own spacing (m), measured along the facing.
+const IDLE_STANCE_TOLERANCE_M: f32 = 0.08;
 
 #[derive(Serialize, Default, Clone)]
 pub struct StateRow {
@@ -66,6 +78,7 @@ pub struct StateRow {
     /// The typical stance: steady gaits sit here, transitions pull the mean and max up.
     pub planted_drift_median_mm: f32,
     pub planted_drift_max_mm: f32,
+    pub ground_skid_max_cm: f32,
 }
 
 #[derive(Serialize)]
@@ -74,135 +87,107 @@ pub struct TimelineResult {
     pub states: Vec<StateRow>,
     /// `(time_s, state)` at each state entry of the base machine, in order.
     pub entered: Vec<(f32, String)>,
+    /// After each stop: how far apart the ankles are along the facing, against Idle's
+    /// own stance (m), and when it was measured (s).
+    pub stop_stances: Vec<(f32, f32, f32)>,
     pub checks: Vec<Check>,
 }
 
-struct Stance {
-    state: usize,
-    last_ball_world: Vec3,
-    drift_m: f32,
+/// A flat floor big enough for the whole script.
+fn flat_course() -> Course {
+    Course {
+        sections: vec![Section {
+            name: "timeline_floor".into(),
+            spawn_world: Vec3::ZERO,
+            direction_world: Vec3::Z,
+            length_m: 40.0,
+            primitives: vec![Primitive {
+                role: Role::Ground,
+                shape: Shape::Box {
+                    center_world: Vec3::new(0.0, -0.5, 20.0),
+                    half_extents_m: Vec3::new(10.0, 0.5, 30.0),
+                    yaw_deg: 0.0,
+                },
+            }],
+        }],
+    }
+}
+
+/// Ankle spacing along the facing (m): how split the stance is.
+fn split_m(sample: &TickSample) -> f32 {
+    let forward = Vec2::new(sample.forward_world.x, sample.forward_world.z).normalize_or(Vec2::Y);
+    let d = sample.feet[0].ankle_world - sample.feet[1].ankle_world;
+    Vec2::new(d.x, d.z).dot(forward).abs()
 }
 
 pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
     let m = Mannequin::new();
-    let asset = Arc::new(GraphAsset::from_ron(
-        mannequin::DEFAULT_GRAPH_RON,
-        &m.skeleton,
-        m.clips.clone(),
-    )?);
-    let mut graph = GraphInstance::new(asset.clone());
-    let p = asset.params();
-    let speed = p.float("speed")?;
-    let input_speed = p.float("input_speed")?;
-    let is_moving = p.bool("is_moving")?;
-    let crouching = p.bool("is_crouching")?;
-    let grounded = p.bool("is_grounded")?;
-    let vertical = p.float("vertical_velocity")?;
-    let land = p.float("land_velocity")?;
-    let contact_ids = [
-        asset.curve_id("FootContact_L"),
-        asset.curve_id("FootContact_R"),
-    ];
+    let graph = Arc::new(m.default_graph()?);
+    let course = flat_course();
+    let world = RapierWorld::from_course(&course)?;
+    let mut config = CharacterConfig::default();
+    let mut character = Character::new(config.clone(), graph.clone(), Vec3::ZERO, 0.0)?;
+    character.set_foot_ik_mode(FootIkMode::Predictive);
+    let sampler = Sampler::new(&graph);
     let base = MachineId(0);
-    let state_count = asset.state_names(base).count();
-    let mut rows: Vec<StateRow> = asset
+    let mut rows: Vec<StateRow> = graph
         .state_names(base)
         .map(|s| StateRow {
             state: s.to_string(),
             ..Default::default()
         })
         .collect();
-    let mut drifts: Vec<Vec<f32>> = vec![Vec::new(); state_count];
-    let legs = [m.bones.leg(Side::Left)?, m.bones.leg(Side::Right)?];
-    let sockets = [
-        m.bones.feet[0].ok_or_else(|| anyhow::anyhow!("no left foot sockets"))?,
-        m.bones.feet[1].ok_or_else(|| anyhow::anyhow!("no right foot sockets"))?,
-    ];
 
     let dt = 1.0 / hz;
-    let mut pose = Pose::rest(&m.skeleton);
-    let mut model = ModelPose::new(m.skeleton.num_joints());
-    let mut root_world = Vec3::ZERO;
-    let mut yaw_rad = 0.0f32;
-    let mut current_speed = 0.0f32;
-    let mut vy = 0.0f32;
-    let mut airborne = false;
-    let mut stances: [Option<Stance>; 2] = [None, None];
+    let mut samples: Vec<TickSample> = Vec::new();
+    let mut state_at: Vec<usize> = Vec::new();
     let mut entered = vec![(0.0, rows[0].state.clone())];
     let mut command_index = 0;
+    let mut pressed_at = None;
     let ticks = (END_S * hz).round() as usize;
     for tick in 0..ticks {
         let t = tick as f32 * dt;
         while command_index + 1 < SCRIPT.len() && t >= SCRIPT[command_index + 1].from_s {
             command_index += 1;
-            if let Some(takeoff) = SCRIPT[command_index].jump_m_s {
-                vy = takeoff;
-                airborne = true;
-            }
         }
         let command = SCRIPT[command_index];
-        let step = ACCELERATION_M_S2 * dt;
-        current_speed += (command.speed_m_s - current_speed).clamp(-step, step);
-        let mut landed_at = None;
-        if airborne {
-            vy -= GRAVITY_M_S2 * dt;
-            root_world.y += vy * dt;
-            if root_world.y <= 0.0 {
-                root_world.y = 0.0;
-                airborne = false;
-                landed_at = Some(-vy);
-            }
+        if command.jump_speed_m_s != config.jump_speed_m_s {
+            config.jump_speed_m_s = command.jump_speed_m_s;
+            character.set_config(config.clone())?;
         }
-        let params = graph.params_mut();
-        params.set_float(speed, current_speed);
-        params.set_float(input_speed, command.speed_m_s);
-        params.set_bool(is_moving, current_speed > 0.05);
-        params.set_bool(crouching, command.crouch);
-        params.set_bool(grounded, !airborne);
-        params.set_float(vertical, if airborne { vy } else { 0.0 });
-        if let Some(impact) = landed_at {
-            params.set_float(land, impact);
+        // A jump is one press on the command's first tick.
+        let jump = command.jump && pressed_at != Some(command_index);
+        if jump {
+            pressed_at = Some(command_index);
         }
-        graph.tick(dt, &mut pose)?;
-        let rm = graph.root_motion();
-        root_world += Quat::from_rotation_y(yaw_rad) * rm.translation_m;
-        yaw_rad += rm.yaw_rad;
-        let facing = Quat::from_rotation_y(yaw_rad);
-        root_world += facing * Vec3::Z * current_speed * dt;
-        local_to_model(&m.skeleton, &pose, &mut model)?;
-        for e in graph.events() {
+        let intent = Intent {
+            move_world: Vec2::new(0.0, command.stick),
+            crouch: command.crouch,
+            jump,
+            ..Intent::IDLE
+        };
+        character.tick(dt, &intent, &world)?;
+        for e in character.events() {
             if let GraphEvent::StateEntered { machine, state } = *e {
                 if machine == base && tick > 0 {
-                    entered.push((t, asset.state_name(base, state).to_string()));
+                    entered.push((t, graph.state_name(base, state).to_string()));
                 }
             }
         }
-        let state = graph.current_state(base).map_or(0, |s| s.0 as usize);
+        let state = character
+            .graph()
+            .current_state(base)
+            .map_or(0, |s| s.0 as usize);
         rows[state].time_s += dt;
-        for f in 0..2 {
-            let ball_world =
-                root_world + facing * model.point_model(legs[f].foot, sockets[f].ball_foot_local);
-            let contact = contact_ids[f].map_or(0.0, |id| graph.curve(id));
-            match (&mut stances[f], contact >= 0.5) {
-                (Some(s), true) => {
-                    let d = ball_world - s.last_ball_world;
-                    s.drift_m += Vec3::new(d.x, 0.0, d.z).length();
-                    s.last_ball_world = ball_world;
-                }
-                (slot @ None, true) => {
-                    *slot = Some(Stance {
-                        state,
-                        last_ball_world: ball_world,
-                        drift_m: 0.0,
-                    })
-                }
-                (slot, false) => {
-                    if let Some(s) = slot.take() {
-                        drifts[s.state].push(s.drift_m * 1000.0);
-                    }
-                }
-            }
-        }
+        state_at.push(state);
+        let name = rows[state].state.clone();
+        samples.push(sampler.sample(&character, &course, t, &name));
+    }
+
+    // Per state, the stances that start in it.
+    let mut drifts: Vec<Vec<f32>> = vec![Vec::new(); rows.len()];
+    for stance in quality::stance_drifts(&samples, hz) {
+        drifts[state_at[stance.start]].push((stance.drift_m * 1000.0) as f32);
     }
     for (row, d) in rows.iter_mut().zip(&drifts) {
         row.stances = d.len();
@@ -216,6 +201,32 @@ pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
         sorted.sort_by(f32::total_cmp);
         row.planted_drift_median_mm = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
     }
+    for foot in 0..2 {
+        let heel: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].heel_world).collect();
+        let ball: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].ball_world).collect();
+        let height = |p: &[Vec3]| p.iter().map(|p| Some(p.y)).collect::<Vec<_>>();
+        for fall in
+            plantigrade::clip_analysis::footfalls(&heel, &ball, &height(&heel), &height(&ball))
+        {
+            let row = &mut rows[state_at[fall.start]];
+            row.ground_skid_max_cm = row.ground_skid_max_cm.max(fall.skid_m * 100.0);
+        }
+    }
+
+    // After each stop (the stick let go while standing), the feet settle into Idle's
+    // stance: judged 1.2 s later (or just before the next command) against the stance at
+    // the very start (Idle's own).
+    let idle_split = samples.first().map_or(0.0, split_m);
+    let mut stop_stances = Vec::new();
+    for (k, c) in SCRIPT.iter().enumerate().skip(1) {
+        let stopped = c.stick == 0.0 && !c.jump && SCRIPT[k - 1].stick > 0.0;
+        let until_s = SCRIPT.get(k + 1).map_or(END_S, |next| next.from_s - 0.05);
+        let at = ((c.from_s + 1.2).min(until_s) * hz).round() as usize;
+        if let (true, Some(sample)) = (stopped, samples.get(at)) {
+            stop_stances.push((sample.time_s, split_m(sample), idle_split));
+        }
+    }
+
     let visited: Vec<&str> = entered.iter().map(|(_, s)| s.as_str()).collect();
     let mut checks = Vec::new();
     for wanted in ["Locomotion", "Crouch", "Jump", "Land"] {
@@ -235,40 +246,70 @@ pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
         order_ok,
         format!("state order: {}", visited.join(" → ")),
     ));
+    for row in rows.iter().filter(|r| r.stances > 0) {
+        checks.push(Check::new(
+            format!("timeline_drift_{}", row.state.to_lowercase()),
+            row.planted_drift_mean_mm <= DRIFT_MEAN_MAX_MM,
+            format!(
+                "{:.2} mm mean over {} stances (≤ {DRIFT_MEAN_MAX_MM})",
+                row.planted_drift_mean_mm, row.stances
+            ),
+        ));
+    }
+    for &(t, split, idle) in &stop_stances {
+        checks.push(Check::new(
+            "timeline_stop_settles_into_idle",
+            split <= idle + IDLE_STANCE_TOLERANCE_M,
+            format!(
+                "at {t:.1} s the ankles are {:.0} cm apart along the facing, Idle's {:.0} cm (≤ +{:.0})",
+                split * 100.0,
+                idle * 100.0,
+                IDLE_STANCE_TOLERANCE_M * 100.0
+            ),
+        ));
+    }
     Ok(TimelineResult {
         hz,
         states: rows,
         entered,
+        stop_stances,
         checks,
     })
 }
 
 pub fn print(result: &TimelineResult) {
-    println!("\nDefault graph, scripted timeline ({} s at {} Hz): idle → walk → run → stop → crouch → jump → land", END_S, result.hz);
+    println!(
+        "\nScripted timeline through Character (predictive foot IK, flat ground, {} s at {} Hz)",
+        END_S, result.hz
+    );
     let script: Vec<String> = SCRIPT
         .iter()
         .map(|c| format!("{:.1} s {}", c.from_s, c.label))
         .collect();
     println!("(script: {})\n", script.join(", "));
     println!(
-        "{:<12} {:>8} {:>8} {:>10} {:>10} {:>10}",
-        "state", "time s", "stances", "drift mm", "median mm", "drift max"
+        "{:<12} {:>8} {:>8} {:>10} {:>10} {:>10} {:>9}",
+        "state", "time s", "stances", "drift mm", "median mm", "drift max", "skid max"
     );
     for r in &result.states {
         println!(
-            "{:<12} {:>8.2} {:>8} {:>10.2} {:>10.2} {:>10.2}",
+            "{:<12} {:>8.2} {:>8} {:>10.2} {:>10.2} {:>10.2} {:>9.1}",
             r.state,
             r.time_s,
             r.stances,
             r.planted_drift_mean_mm,
             r.planted_drift_median_mm,
-            r.planted_drift_max_mm
+            r.planted_drift_max_mm,
+            r.ground_skid_max_cm,
         );
     }
-    println!(
-        "(a stance that spans a start, a stop or a state change slides: blending alone cannot"
-    );
-    println!(" pin a foot while the blend moves it; that is foot lock's job, SPEC IK-9)");
+    for (t, split, idle) in &result.stop_stances {
+        println!(
+            "after the stop, at {t:.1} s: ankles {:.0} cm apart along the facing (Idle: {:.0} cm)",
+            split * 100.0,
+            idle * 100.0
+        );
+    }
     let entered: Vec<String> = result
         .entered
         .iter()

@@ -228,6 +228,15 @@ impl Character {
         })
     }
 
+    /// Replaces the movement settings (speeds, curves, jump, capsules) from the next tick
+    /// on, e.g. for a power-up; the current motion carries on. A config that does not
+    /// validate is refused and the old one kept.
+    pub fn set_config(&mut self, config: CharacterConfig) -> Result<(), CharacterError> {
+        config.validate()?;
+        self.config = config;
+        Ok(())
+    }
+
     /// Names the character's own collider in the world, so its queries skip it.
     pub fn with_body(mut self, body: BodyId) -> Self {
         self.body = Some(body);

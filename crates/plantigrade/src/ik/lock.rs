@@ -21,6 +21,15 @@ pub struct LockConfig {
     pub max_twist_rad: f32,
     /// Time to glide from the released lock back to the animation (s).
     pub release_s: f32,
+    /// Standing still, a locked foot this far (m, horizontal) from where the animation
+    /// has it (a stop that left the feet split, while Idle has them side by side) steps
+    /// there once it has waited [`Self::settle_after_s`]: the final adjusting step.
+    pub settle_distance_m: f32,
+    pub settle_after_s: f32,
+    /// A release that has this far (m, horizontal) to go back to the animation is a step,
+    /// whatever ended the lock (a stop whose blend carries the animated foot along the
+    /// ground): the foot lifts on the way instead of sliding.
+    pub step_min_offset_m: f32,
 }
 
 impl Default for LockConfig {
@@ -31,6 +40,9 @@ impl Default for LockConfig {
             max_distance_m: 0.45,
             max_twist_rad: 60f32.to_radians(),
             release_s: 0.15,
+            settle_distance_m: 0.06,
+            settle_after_s: 0.15,
+            step_min_offset_m: 0.05,
         }
     }
 }
@@ -41,6 +53,8 @@ pub enum Release {
     StanceEnded,
     TooFar,
     Twisted,
+    /// Standing still, away from where the animation has the foot: an adjusting step.
+    Settle,
     Airborne,
 }
 
@@ -57,6 +71,13 @@ pub struct FootLock {
     release_left: f32,
     /// The last release, for metrics.
     pub last_release: Option<Release>,
+    /// How long the foot has been waiting to settle (s).
+    settle_wait_s: f32,
+    /// What [`Self::nudge`] moved the lock by (set down on a tread on purpose): not a
+    /// gap to settle.
+    nudged: Vec2,
+    /// The release under way is a step (see [`Self::stepping`]).
+    release_is_step: bool,
 }
 
 impl FootLock {
@@ -75,6 +96,23 @@ impl FootLock {
     pub fn nudge(&mut self, offset: Vec2) {
         if let (Some((xz, _)), true) = (&mut self.locked, offset.is_finite()) {
             *xz += offset;
+            self.nudged += offset;
+        }
+    }
+
+    /// How far (m, horizontal) the locked foot is from where the animation has it,
+    /// leaving out what [`Self::nudge`] moved it on purpose; 0 when not locked.
+    pub fn settle_gap_m(&self, animated_xz: Vec2) -> f32 {
+        match self.locked {
+            Some((xz, _)) => {
+                let gap = (xz - self.nudged).distance(animated_xz);
+                if gap.is_finite() {
+                    gap
+                } else {
+                    0.0
+                }
+            }
+            None => 0.0,
         }
     }
 
@@ -98,13 +136,11 @@ impl FootLock {
         }
     }
 
-    /// The last release was forced while the stance went on (over-stretched or twisted),
-    /// and its glide back is still under way: the foot must step, not slide.
+    /// The release under way is a step, and how far along (0 → 1): it was forced while
+    /// the stance went on (over-stretched, twisted, settling), or it has far to go
+    /// ([`LockConfig::step_min_offset_m`]). The foot must lift, not slide.
     pub fn stepping(&self) -> Option<f32> {
-        match self.last_release {
-            Some(Release::TooFar | Release::Twisted) => self.release_progress(),
-            _ => None,
-        }
+        self.release_progress().filter(|_| self.release_is_step)
     }
 
     /// While gliding back after a release: how far the foot still is from the animation
@@ -129,6 +165,30 @@ impl FootLock {
         facing_yaw_rad: f32,
         dt_s: f32,
     ) -> Vec2 {
+        self.update_settling(
+            config,
+            animated_xz,
+            contact,
+            grounded,
+            facing_yaw_rad,
+            false,
+            dt_s,
+        )
+    }
+
+    /// [`Self::update`], and with `may_settle` (the body stands still and no other foot is
+    /// stepping) a lock far from the animation lets go as an adjusting step.
+    #[allow(clippy::too_many_arguments)]
+    pub fn update_settling(
+        &mut self,
+        config: &LockConfig,
+        animated_xz: Vec2,
+        contact: f32,
+        grounded: bool,
+        facing_yaw_rad: f32,
+        may_settle: bool,
+        dt_s: f32,
+    ) -> Vec2 {
         let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
         if !animated_xz.is_finite() || !facing_yaw_rad.is_finite() {
             return animated_xz;
@@ -148,15 +208,24 @@ impl FootLock {
                 Some(Release::TooFar)
             } else if twist.abs() > config.max_twist_rad {
                 Some(Release::Twisted)
+            } else if may_settle && self.settle_gap_m(animated_xz) > config.settle_distance_m {
+                self.settle_wait_s += dt_s;
+                (self.settle_wait_s >= config.settle_after_s).then_some(Release::Settle)
             } else {
+                self.settle_wait_s = 0.0;
                 None
             };
             match release {
                 None => return xz,
                 Some(why) => {
                     self.locked = None;
+                    self.settle_wait_s = 0.0;
+                    self.nudged = Vec2::ZERO;
                     self.last_release = Some(why);
                     self.release_offset = xz - animated_xz;
+                    self.release_is_step = why != Release::Airborne
+                        && (why != Release::StanceEnded
+                            || self.release_offset.length() >= config.step_min_offset_m);
                     self.release_yaw_rad = -twist;
                     self.release_left = 1.0;
                 }
@@ -164,6 +233,7 @@ impl FootLock {
         } else if planted && self.release_left <= 0.0 {
             // Lock where the foot is now (with any release offset already gone).
             self.locked = Some((animated_xz, facing_yaw_rad));
+            self.nudged = Vec2::ZERO;
             return animated_xz;
         }
         if self.release_left > 0.0 {
@@ -187,6 +257,44 @@ fn wrap_angle(angle: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standing_still_a_split_foot_steps_into_place() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        let at = Vec2::new(0.0, 0.3);
+        lock.update(&config, at, 1.0, true, 0.0, DT);
+        // A stop: the animation brings the foot back beside the other, 25 cm behind.
+        let idle = Vec2::new(0.0, 0.05);
+        // Still moving: held.
+        for _ in 0..30 {
+            assert_eq!(
+                lock.update_settling(&config, idle, 1.0, true, 0.0, false, DT),
+                at
+            );
+        }
+        // Standing still: it waits 0.15 s, then steps.
+        for _ in 0..8 {
+            assert_eq!(
+                lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT),
+                at
+            );
+        }
+        lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT);
+        assert_eq!(lock.last_release, Some(Release::Settle));
+        assert!(lock.stepping().is_some());
+        for _ in 0..12 {
+            lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT);
+        }
+        // Planted again where Idle has it, and it stays.
+        assert_eq!(lock.locked_xz(), Some(idle));
+        for _ in 0..30 {
+            assert_eq!(
+                lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT),
+                idle
+            );
+        }
+    }
 
     #[test]
     fn a_locked_foot_keeps_its_yaw_and_a_twist_releases_it_as_a_step() {

@@ -30,6 +30,9 @@ use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
+/// Below this horizontal speed (m/s) the body stands still and split feet settle.
+const SETTLE_MAX_SPEED_M_S: f32 = 0.1;
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FootIkConfig {
@@ -517,6 +520,20 @@ impl FootIk {
         let mut align_model = [Quat::IDENTITY; 2];
         let mut alphas = [0.0f32; 2];
         let mut moving_all_missed = [false; 2];
+        // Standing still, a locked foot away from where the animation has it (a stop that
+        // left the feet split) steps into place: the farther one first, one at a time.
+        let still = Vec2::new(input.velocity_world.x, input.velocity_world.z).length()
+            < SETTLE_MAX_SPEED_M_S;
+        let settle_gap = [0, 1].map(|i| {
+            let ball = root + facing * animated[i].ball_model;
+            let placement = self.feet[i].placement_applied_world;
+            self.feet[i]
+                .lock
+                .settle_gap_m(Vec2::new(ball.x, ball.z) + placement)
+        });
+        let any_stepping = self.feet.iter().any(|f| f.lock.stepping().is_some());
+        let may_settle =
+            [0, 1].map(|i| still && !any_stepping && settle_gap[i] >= settle_gap[1 - i]);
         for i in 0..2 {
             let anim = animated[i];
             let state = &mut self.feet[i];
@@ -671,12 +688,13 @@ impl FootIk {
                 let was_locked = state.lock.is_locked();
                 // Locks on the curve's own contact (not the eased one), so the foot is
                 // pinned on the tick it lands.
-                let pinned = state.lock.update(
+                let pinned = state.lock.update_settling(
                     &config.lock,
                     ball_xz,
                     raw_contact.max(state.contact),
                     input.grounded && alpha > 0.5,
                     yaw,
+                    may_settle[i],
                     dt_s,
                 );
                 // Landed across a step edge anyway (the prediction was off, or it spawned
