@@ -16,16 +16,50 @@ pub(super) fn min_jerk(x: f32) -> f32 {
     x * x * x * (10.0 + x * (-15.0 + 6.0 * x))
 }
 
+/// Eases 0 → 1 from rest (zero slope at 0), arriving with slope `end_slope` (at least 0;
+/// 0 is smoothstep, 2 a parabola like a fall from rest, steeper ones hold back longer and
+/// drop late). Input is clamped to 0..=1.
+pub(super) fn ease_in_to_slope(x: f32, end_slope: f32) -> f32 {
+    let x = x.clamp(0.0, 1.0);
+    let k = end_slope.max(0.0);
+    if k <= 2.0 {
+        // (3 − k)x² + (k − 2)x³: F(1) = 1, F′(0) = 0, F′(1) = k.
+        x * x * ((3.0 - k) + (k - 2.0) * x)
+    } else {
+        // xᵏ: the same parabola at k = 2.
+        x.powf(k)
+    }
+}
+
 /// Swing-foot lift over the swing: 0 at lift-off and touch-down, 1 at `peak` (share of
-/// the swing, 0.2..0.6). `u²(1−u)^b` normalised by its peak, with `b` placing the peak: it
-/// rises from rest and settles with zero vertical speed, so the foot comes down softly. An
-/// early peak is the heel kick of running.
-pub(super) fn swing_lift(u: f32, peak: f32) -> f32 {
+/// the swing, 0.05..0.95), reached at rest. It leaves the ground with slope
+/// `liftoff_slope` and lands with slope `touchdown_slope` (lifts per share of the rise and
+/// of the descent, at least 0; see [`ease_in_to_slope`]): a foot that comes down with some
+/// vertical speed spends little time just above the floor, where it must not move
+/// horizontally. An early peak is the heel kick of running.
+pub(super) fn swing_lift(u: f32, peak: f32, liftoff_slope: f32, touchdown_slope: f32) -> f32 {
     let u = u.clamp(0.0, 1.0);
-    let peak = peak.clamp(0.2, 0.6);
-    let b = 2.0 * (1.0 - peak) / peak;
-    let shape = |x: f32| x * x * (1.0 - x).powf(b);
-    shape(u) / shape(peak)
+    let peak = peak.clamp(0.05, 0.95);
+    if u <= peak {
+        1.0 - ease_in_to_slope(1.0 - u / peak, liftoff_slope)
+    } else {
+        1.0 - ease_in_to_slope((u - peak) / (1.0 - peak), touchdown_slope)
+    }
+}
+
+/// The `x` in `lo..=hi` at which the increasing `f` reaches `level` (bisection; `lo` or
+/// `hi` when `level` is outside `f`'s range there).
+pub(super) fn increasing_inverse(f: impl Fn(f32) -> f32, level: f32, lo: f32, hi: f32) -> f32 {
+    let (mut lo, mut hi) = (lo, hi);
+    for _ in 0..40 {
+        let mid = 0.5 * (lo + hi);
+        if f(mid) < level {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    hi
 }
 
 /// Progress of a swinging foot along its path (ground frame, 0..=1 over the swing): it
@@ -121,11 +155,36 @@ mod tests {
             assert!((f(1.0) - 1.0).abs() < 1e-6);
             assert!((f(0.5) - 0.5).abs() < 1e-6);
         }
-        for peak in [0.3, 0.4] {
-            assert!((swing_lift(peak, peak) - 1.0).abs() < 1e-5);
-            assert!(swing_lift(peak - 0.05, peak) < 1.0 && swing_lift(peak + 0.05, peak) < 1.0);
-            assert_eq!(swing_lift(0.0, peak), 0.0);
-            assert!(swing_lift(1.0, peak).abs() < 1e-6);
+        for k in [0.0, 1.0, 2.0, 3.0, 6.0] {
+            assert_eq!(ease_in_to_slope(0.0, k), 0.0);
+            assert!((ease_in_to_slope(1.0, k) - 1.0).abs() < 1e-6);
+            // Arrives with slope k.
+            let slope = (ease_in_to_slope(1.0, k) - ease_in_to_slope(1.0 - 1e-3, k)) / 1e-3;
+            assert!((slope - k).abs() < 0.02, "{k}: {slope}");
+            // Increasing.
+            let mut previous = 0.0;
+            for i in 1..=100 {
+                let y = ease_in_to_slope(i as f32 / 100.0, k);
+                assert!(y >= previous, "{k} at {i}");
+                previous = y;
+            }
+        }
+        for (peak, off, down) in [(0.3, 0.0, 0.0), (0.4, 1.0, 2.0), (0.3, 3.0, 5.0)] {
+            let lift = |u| swing_lift(u, peak, off, down);
+            assert!((lift(peak) - 1.0).abs() < 1e-5);
+            assert!(lift(peak - 0.05) < 1.0 && lift(peak + 0.05) < 1.0);
+            assert_eq!(lift(0.0), 0.0);
+            assert!(lift(1.0).abs() < 1e-6);
+            // Leaves and lands with the slopes asked for (per share of the whole swing).
+            let h = 1e-3;
+            let (off, down) = (off / peak, down / (1.0 - peak));
+            assert!((lift(h) / h - off).abs() < 0.05 + 0.02 * off, "{off}");
+            assert!(
+                (lift(1.0 - h) / h - down).abs() < 0.05 + 0.02 * down,
+                "{down}"
+            );
+            let up = increasing_inverse(lift, 0.25, 0.0, peak);
+            assert!((lift(up) - 0.25).abs() < 1e-4);
         }
         for (a, b) in [(0.3, 0.12), (0.5, 0.5), (0.8, 0.6)] {
             assert_eq!(swing_progress(0.0, a, b), 0.0);

@@ -258,6 +258,13 @@ fn gait_clips_plant_their_feet() {
                 foot.stance_share
             );
         }
+        // No footfall sweeps along the floor (QUAL-4): the foot comes down where it stops.
+        assert!(
+            report.ground_skid_max_cm() <= 1.0,
+            "{name}: ground skid {} cm",
+            report.ground_skid_max_cm()
+        );
+        touches_down_as_contact_rises(clip);
         // Sampled between the keys too, the planted foot stays put and on the ground.
         assert!(off_key.0 <= 2.0, "{name}: off-key drift {} mm", off_key.0);
         assert!(off_key.1 >= -1.0, "{name}: off-key sole {} mm", off_key.1);
@@ -271,6 +278,30 @@ fn gait_clips_plant_their_feet() {
         assert!((speed - expected).abs() < 1e-5, "{name}: {speed}");
     }
     assert_eq!(gaits, 8 + 8 + 1 + 8);
+}
+
+/// Each foot's contact curve rises at its touch-down: the ball is on the ground at the
+/// first planted tick and was still above it the tick before (a heel strike touches the
+/// heel down first; the ball comes down last).
+fn touches_down_as_contact_rises(clip: &Clip) {
+    let n = (clip.duration_s() * 60.0).round() as usize;
+    for (side, curve) in [
+        (Side::Left, "FootContact_L"),
+        (Side::Right, "FootContact_R"),
+    ] {
+        let planted = |i: usize| clip.sample_curve(curve, i as f32 / 60.0).unwrap_or(0.0) >= 0.5;
+        let rises: Vec<usize> = (n..2 * n)
+            .filter(|&i| planted(i) && !planted(i - 1))
+            .collect();
+        assert_eq!(rises.len(), 1, "{} {side:?}", clip.name());
+        let ball_y = |i: usize| sockets_model(&model_at(clip, i as f32 / 60.0), side).0.y;
+        let (before, at) = (ball_y(rises[0] - 1), ball_y(rises[0]));
+        assert!(
+            at.abs() < 1e-3 && before > 5e-3,
+            "{} {side:?}: ball {before} m, then {at} m as the contact rises",
+            clip.name()
+        );
+    }
 }
 
 #[test]

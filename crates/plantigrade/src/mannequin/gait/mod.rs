@@ -14,7 +14,9 @@
 //!    a free swing (in the ground frame the foot leaves and arrives at rest, speeding up
 //!    and braking over short ramps, with a lift and, for sideways gaits, a bulge around
 //!    the other foot), and a heel strike pivoting about the planted heel until the ball
-//!    comes down.
+//!    comes down. The free swing rises straight up off the ground before it moves and
+//!    comes straight down onto its landing point once it has stopped, so no footfall
+//!    skids along the floor (QUAL-4).
 //!
 //! The left foot's contact starts at phase 0 and the right's at phase ½ in every gait clip,
 //! so blend spaces can sync them. The pelvis bobs, sways toward the stance foot, rolls

@@ -33,6 +33,12 @@ pub(super) struct GaitStyle {
     /// Peak lift of the swinging foot's ball socket (m) and where in the swing it peaks.
     pub swing_lift_m: f32,
     pub swing_lift_peak: f32,
+    /// Vertical speed of the foot's lower sole point leaving the ground at toe-off and
+    /// reaching it at touch-down (m/s, ground frame). Below a set-down height the foot
+    /// moves only vertically, so the faster it rises and lands the less of the swing that
+    /// takes.
+    pub liftoff_speed_m_s: f32,
+    pub touchdown_speed_m_s: f32,
     /// Shares of the swing spent speeding the foot up and braking it (ground frame).
     pub swing_accelerate_share: f32,
     pub swing_brake_share: f32,
@@ -92,6 +98,8 @@ pub(super) const WALK: GaitStyle = GaitStyle {
     swing_bulge_m: 0.06,
     swing_lift_m: 0.08,
     swing_lift_peak: 0.3,
+    liftoff_speed_m_s: 1.0,
+    touchdown_speed_m_s: 0.8,
     swing_accelerate_share: 0.25,
     swing_brake_share: 0.12,
     heel_strike_deg: 15.0,
@@ -134,6 +142,8 @@ pub(super) const RUN: GaitStyle = GaitStyle {
     swing_bulge_m: 0.08,
     swing_lift_m: 0.25,
     swing_lift_peak: 0.3,
+    liftoff_speed_m_s: 1.5,
+    touchdown_speed_m_s: 1.5,
     swing_accelerate_share: 0.3,
     swing_brake_share: 0.12,
     heel_strike_deg: 0.0,
@@ -176,6 +186,8 @@ pub(super) const SPRINT: GaitStyle = GaitStyle {
     swing_bulge_m: 0.08,
     swing_lift_m: 0.40,
     swing_lift_peak: 0.3,
+    liftoff_speed_m_s: 2.5,
+    touchdown_speed_m_s: 2.5,
     swing_accelerate_share: 0.3,
     swing_brake_share: 0.12,
     heel_strike_deg: 0.0,
@@ -218,6 +230,8 @@ pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
     swing_bulge_m: 0.06,
     swing_lift_m: 0.06,
     swing_lift_peak: 0.4,
+    liftoff_speed_m_s: 0.6,
+    touchdown_speed_m_s: 0.6,
     swing_accelerate_share: 0.4,
     swing_brake_share: 0.3,
     heel_strike_deg: 10.0,
