@@ -3,8 +3,9 @@
 //!
 //! Values were chosen for the mannequin's proportions (leg 0.82 m, hip 0.90 m): cycle
 //! durations and stance shares from SPEC MOVE-3 speeds and typical human gait, the
-//! stance centres (`ball_ahead_m`) by the `tune_ball_ahead` test so the pelvis needs the
-//! least lowering, the rest by eye on stick-figure renders.
+//! stance centres (`ball_ahead_m`) by scanning them (1 cm steps, per direction) for the
+//! least pelvis lowering (the crouch walk needs none), the rest by eye on stick-figure
+//! renders.
 
 /// Tuning of one gait family. Angles in degrees here (`_deg`), converted once in
 /// [`super::params::GaitParams::new`]; "forward", "backward" and "lateral" values are
@@ -23,7 +24,7 @@ pub(super) struct GaitStyle {
     pub foot_half_width_m: f32,
     /// Mid-stance ball sockets ahead of the hips (m), moving at 0°, 45°, 90°, 135° and
     /// 180° from straight ahead (interpolated between); tuned for the least pelvis
-    /// lowering (the `tune_ball_ahead` test scans it).
+    /// lowering.
     pub ball_ahead_m: [f32; 5],
     /// Least distance between the two feet's heel–ball lines as they pass each other (m).
     /// Moving diagonally or sideways the feet are also staggered fore-aft to keep it.
@@ -93,7 +94,7 @@ pub(super) const WALK: GaitStyle = GaitStyle {
     cycle_lateral_s: 0.7,
     stance_share: 0.575,
     foot_half_width_m: 0.09,
-    ball_ahead_m: [0.02, -0.03, 0.12, 0.03, 0.04],
+    ball_ahead_m: [0.02, -0.05, 0.13, 0.03, 0.05],
     foot_clearance_m: 0.12,
     swing_bulge_m: 0.06,
     swing_lift_m: 0.08,
@@ -137,7 +138,7 @@ pub(super) const RUN: GaitStyle = GaitStyle {
     cycle_lateral_s: 0.55,
     stance_share: 0.37,
     foot_half_width_m: 0.07,
-    ball_ahead_m: [0.01, -0.01, 0.01, 0.01, 0.04],
+    ball_ahead_m: [0.03, 0.01, 0.03, 0.0, 0.03],
     foot_clearance_m: 0.10,
     swing_bulge_m: 0.08,
     swing_lift_m: 0.25,
@@ -181,14 +182,15 @@ pub(super) const SPRINT: GaitStyle = GaitStyle {
     cycle_lateral_s: 0.567,
     stance_share: 0.315,
     foot_half_width_m: 0.06,
-    ball_ahead_m: [0.01, 0.01, 0.01, 0.01, 0.01],
+    ball_ahead_m: [0.02, 0.02, 0.02, 0.02, 0.02],
     foot_clearance_m: 0.10,
     swing_bulge_m: 0.08,
     swing_lift_m: 0.40,
     swing_lift_peak: 0.3,
     liftoff_speed_m_s: 2.5,
     touchdown_speed_m_s: 2.5,
-    swing_accelerate_share: 0.3,
+    // Up to speed sooner after toe-off: the trailing leg reaches less far back.
+    swing_accelerate_share: 0.2,
     swing_brake_share: 0.12,
     heel_strike_deg: 0.0,
     heel_strike_frames: 0,
@@ -232,8 +234,9 @@ pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
     swing_lift_peak: 0.4,
     liftoff_speed_m_s: 0.6,
     touchdown_speed_m_s: 0.6,
-    swing_accelerate_share: 0.4,
-    swing_brake_share: 0.3,
+    // Shorter ramps leave room for the vertical set-down without a faster cruise.
+    swing_accelerate_share: 0.3,
+    swing_brake_share: 0.2,
     heel_strike_deg: 10.0,
     heel_strike_frames: 3,
     ball_landing_backward_deg: 20.0,
