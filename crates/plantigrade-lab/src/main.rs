@@ -336,7 +336,11 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
     let options = cli.run_options()?;
     let clips = clip_table::evaluate(hz)?;
     clip_table::print_table(&clips, hz);
-    let timeline = timeline::run(hz)?;
+    if let Some(dir) = &cli.trace {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
+    }
+    let timeline = timeline::run(hz, cli.trace.as_deref())?;
     timeline::print(&timeline);
     let course = load_course(None)?;
     let scenario_results = scenarios::run_all(&[], &course, &default_graph()?, hz, &options)?;
@@ -352,15 +356,23 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
     println!("\nwrote {}", path.display());
 
     let mut failures = clip_table::failures(&clips);
+    let timeline_line = |c: &report::Check| format!("graph timeline: {} {}", c.name, c.detail);
     failures.extend(
         timeline
             .checks
             .iter()
-            .filter(|c| !c.pass)
-            .map(|c| format!("graph timeline: {} {}", c.name, c.detail)),
+            .filter(|c| !c.pass && c.blocking)
+            .map(timeline_line),
     );
     failures.extend(scenarios::failures(&scenario_results));
-    print_targets(&scenarios::unmet_targets(&scenario_results));
+    let mut unmet: Vec<String> = timeline
+        .checks
+        .iter()
+        .filter(|c| !c.pass && !c.blocking)
+        .map(timeline_line)
+        .collect();
+    unmet.extend(scenarios::unmet_targets(&scenario_results));
+    print_targets(&unmet);
     let what = format!(
         "{} clips, graph timeline, {} scenarios",
         clips.len(),

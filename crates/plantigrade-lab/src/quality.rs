@@ -946,6 +946,7 @@ pub fn trace_csv_columns() -> Vec<String> {
             "heel_hit",
             "toe_hit",
             "locked",
+            "stepping",
         ] {
             columns.push(format!("{side}_{name}"));
         }
@@ -1038,6 +1039,7 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
             row.flag(foot.heel_probe_hit);
             row.flag(foot.toe_probe_hit);
             row.flag(foot.locked);
+            row.flag(foot.stepping);
         }
         row.field(deg(s.tilt_pitch_rad));
         row.field(deg(s.tilt_roll_rad));

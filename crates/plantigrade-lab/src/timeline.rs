@@ -65,6 +65,8 @@ const SCRIPT: [Command; 10] = [
 const END_S: f32 = 17.0;
 /// Stances judged for the drift check (mean per state, mm; SPEC QUAL-3 target).
 const DRIFT_MEAN_MAX_MM: f32 = 10.0;
+/// Worst ground skid of any footfall starting in a state (cm; SPEC QUAL-4 target).
+const GROUND_SKID_MAX_CM: f32 = 5.0;
 /// After a stop, the feet must end where Idle has them: the ankles this far apart at most
 /// beyond Idle's own spacing (m), measured along the facing.
 const IDLE_STANCE_TOLERANCE_M: f32 = 0.08;
@@ -120,7 +122,9 @@ fn split_m(sample: &TickSample) -> f32 {
     Vec2::new(d.x, d.z).dot(forward).abs()
 }
 
-pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
+/// Plays the script at `hz`; with `trace_dir`, writes its per-tick trace there as
+/// `timeline.csv` (the scenarios' columns).
+pub fn run(hz: f32, trace_dir: Option<&std::path::Path>) -> anyhow::Result<TimelineResult> {
     let m = Mannequin::new();
     let graph = Arc::new(m.default_graph()?);
     let course = flat_course();
@@ -182,6 +186,12 @@ pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
         state_at.push(state);
         let name = rows[state].state.clone();
         samples.push(sampler.sample(&character, &course, t, &name));
+    }
+
+    if let Some(dir) = trace_dir {
+        let file = dir.join("timeline.csv");
+        quality::write_trace_csv(&file, &samples)
+            .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
     }
 
     // Per state, the stances that start in it.
@@ -253,6 +263,18 @@ pub fn run(hz: f32) -> anyhow::Result<TimelineResult> {
             format!(
                 "{:.2} mm mean over {} stances (≤ {DRIFT_MEAN_MAX_MM})",
                 row.planted_drift_mean_mm, row.stances
+            ),
+        ));
+    }
+    // Measured, not gated yet: a run stop's blend still carries the landing foot 5–6 cm
+    // along the floor in the tick before its curve says planted.
+    for row in rows.iter().filter(|r| r.time_s > 0.0) {
+        checks.push(Check::target(
+            format!("timeline_skid_{}", row.state.to_lowercase()),
+            row.ground_skid_max_cm <= GROUND_SKID_MAX_CM,
+            format!(
+                "worst footfall {:.1} cm (≤ {GROUND_SKID_MAX_CM})",
+                row.ground_skid_max_cm
             ),
         ));
     }

@@ -137,6 +137,8 @@ pub(crate) struct Transition {
     pub at_marker: Option<EventNameId>,
     /// Entry phase of a synced blend in the destination (0..1).
     pub start_phase: Option<f32>,
+    /// The destination's synced blend takes the source's phase.
+    pub inherit_phase: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -852,6 +854,7 @@ impl Compiler<'_> {
                 at_end: t.at_end,
                 at_marker,
                 start_phase,
+                inherit_phase: t.inherit_phase,
             });
         }
         self.machines[machine_id.0 as usize] = Machine {

@@ -166,6 +166,12 @@ pub struct TransitionDef {
     /// Without it the blend starts at phase 0 or at its `start_phase` leaving rest.
     #[serde(default)]
     pub start_phase: Option<f32>,
+    /// A synced blend entered by this transition takes over the phase of the synced blend
+    /// it leaves (ALS's sync across states): gaits whose feet are in step (left contact
+    /// at 0, right at ½) cross-fade without one foot swinging in one and planted in the
+    /// other. Without a synced source it falls back to `start_phase`.
+    #[serde(default)]
+    pub inherit_phase: bool,
 }
 
 fn default_crossfade_s() -> f32 {

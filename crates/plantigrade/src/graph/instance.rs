@@ -611,7 +611,7 @@ impl Update<'_> {
 
         if let Some((to, duration_s)) = self.machines[m].pending_travel.take() {
             if to != current {
-                self.start_transition(machine, to, duration_s, BlendCurve::EaseInOut, None);
+                self.start_transition(machine, to, duration_s, BlendCurve::EaseInOut, None, false);
             }
             return delta;
         }
@@ -625,7 +625,14 @@ impl Update<'_> {
                 .is_none_or(|marker| self.crossed(current_node, marker));
             let condition_ok = t.condition.as_ref().is_none_or(|c| c.eval(self.params));
             if at_end_ok && marker_ok && condition_ok {
-                self.start_transition(machine, t.to, t.duration_s, t.curve, t.start_phase);
+                self.start_transition(
+                    machine,
+                    t.to,
+                    t.duration_s,
+                    t.curve,
+                    t.start_phase,
+                    t.inherit_phase,
+                );
                 break;
             }
         }
@@ -639,6 +646,7 @@ impl Update<'_> {
         duration_s: f32,
         curve: BlendCurve,
         start_phase: Option<f32>,
+        inherit_phase: bool,
     ) {
         let asset = self.asset;
         let m = machine.0 as usize;
@@ -672,8 +680,15 @@ impl Update<'_> {
         self.events
             .push(GraphEvent::StateEntered { machine, state: to });
         let to_node = asset.machines[m].states[to.0 as usize].1;
+        let from_node = asset.machines[m].states[from.0 as usize].1;
+        let inherited = match &asset.nodes[from_node] {
+            Node::Blend { options, .. } if inherit_phase && options.sync => {
+                Some(self.nodes[from_node].phase)
+            }
+            _ => None,
+        };
         self.reset(to_node);
-        self.nodes[to_node].entry_phase = start_phase;
+        self.nodes[to_node].entry_phase = inherited.or(start_phase);
     }
 
     /// Restarts a node's subtree (times to 0, machines to their initial state).

@@ -78,7 +78,28 @@ pub struct FootLock {
     nudged: Vec2,
     /// The release under way is a step (see [`Self::stepping`]).
     release_is_step: bool,
+    /// A step's landing point (world xz), fixed once it starts coming down, so the foot
+    /// comes straight down there whatever the animation does meanwhile.
+    step_landing_xz: Option<Vec2>,
+    /// The lock came from the foot touching down, not from its contact curve.
+    touch_lock: bool,
+    /// The animated foot has been up (above [`LIFTED_M`]) since its last lock.
+    lifted: bool,
+    /// The animated point last tick (world xz), for its speed over the ground.
+    last_animated_xz: Option<Vec2>,
 }
+
+/// An animated foot this high (its lower sole point, m) is off the ground...
+const LIFTED_M: f32 = 0.02;
+/// ...and, having been lifted, this low again is down on it, when its contact curve is
+/// above this (some clip in the blend has the foot planted)...
+const TOUCHED_M: f32 = 0.01;
+const TOUCH_CONTACT_MIN: f32 = 0.05;
+/// ...or when it moves slower than this over the ground (m/s).
+const TOUCH_SPEED_MAX_M_S: f32 = 0.6;
+
+/// Share of a step after which its landing point is fixed and the foot comes down.
+const STEP_DESCENT_FROM: f32 = 0.6;
 
 impl FootLock {
     pub fn is_locked(&self) -> bool {
@@ -171,13 +192,22 @@ impl FootLock {
             contact,
             grounded,
             facing_yaw_rad,
+            0.0,
             false,
             dt_s,
         )
     }
 
-    /// [`Self::update`], and with `may_settle` (the body stands still and no other foot is
-    /// stepping) a lock far from the animation lets go as an adjusting step.
+    /// [`Self::update`], with two more things known: `animated_lift_m`, how high the
+    /// animation holds the foot's lower sole point above its ground, and `may_settle`
+    /// (the body stands still and no other foot is stepping).
+    ///
+    /// - A foot the animation sets down on the ground after lifting it is locked where it
+    ///   touches, even while its contact curve still says swing (a blend between a gait
+    ///   and a rest pose lowers a swinging foot onto the floor while carrying it along);
+    ///   the lock is the curve's once the curve says planted, and lets go when the
+    ///   animation lifts the foot again first.
+    /// - With `may_settle`, a lock far from the animation lets go as an adjusting step.
     #[allow(clippy::too_many_arguments)]
     pub fn update_settling(
         &mut self,
@@ -186,6 +216,7 @@ impl FootLock {
         contact: f32,
         grounded: bool,
         facing_yaw_rad: f32,
+        animated_lift_m: f32,
         may_settle: bool,
         dt_s: f32,
     ) -> Vec2 {
@@ -198,11 +229,24 @@ impl FootLock {
             return animated_xz;
         }
         let planted = grounded && contact >= config.contact_threshold;
+        let lift_m = if animated_lift_m.is_finite() {
+            animated_lift_m
+        } else {
+            0.0
+        };
+        if planted {
+            self.touch_lock = false;
+        }
         if let Some((xz, yaw)) = self.locked {
             let twist = wrap_angle(facing_yaw_rad - yaw);
+            let stance_ended = if self.touch_lock {
+                lift_m > LIFTED_M
+            } else {
+                !planted
+            };
             let release = if !grounded {
                 Some(Release::Airborne)
-            } else if !planted {
+            } else if stance_ended {
                 Some(Release::StanceEnded)
             } else if xz.distance(animated_xz) > config.max_distance_m {
                 Some(Release::TooFar)
@@ -219,10 +263,12 @@ impl FootLock {
                 None => return xz,
                 Some(why) => {
                     self.locked = None;
+                    self.touch_lock = false;
                     self.settle_wait_s = 0.0;
                     self.nudged = Vec2::ZERO;
                     self.last_release = Some(why);
                     self.release_offset = xz - animated_xz;
+                    self.step_landing_xz = None;
                     self.release_is_step = why != Release::Airborne
                         && (why != Release::StanceEnded
                             || self.release_offset.length() >= config.step_min_offset_m);
@@ -230,21 +276,64 @@ impl FootLock {
                     self.release_left = 1.0;
                 }
             }
-        } else if planted && self.release_left <= 0.0 {
-            // Lock where the foot is now (with any release offset already gone).
-            self.locked = Some((animated_xz, facing_yaw_rad));
-            self.nudged = Vec2::ZERO;
-            return animated_xz;
+        } else {
+            if lift_m > LIFTED_M {
+                self.lifted = true;
+            }
+            // Down, where some planted clip is in the blend (a gait easing into a rest
+            // pose) or the foot has all but stopped over the ground: a foot grazing the
+            // floor fast mid-swing in a pure gait blend is not down.
+            let speed_m_s = match self.last_animated_xz {
+                Some(last) if dt_s > 0.0 => last.distance(animated_xz) / dt_s,
+                _ => f32::INFINITY,
+            };
+            let touched = grounded
+                && self.lifted
+                && lift_m <= TOUCHED_M
+                && (contact > TOUCH_CONTACT_MIN
+                    || (contact > 0.0 && speed_m_s < TOUCH_SPEED_MAX_M_S));
+            // A step finishes before it plants; a foot merely gliding off an old lock
+            // plants where it is when it touches down.
+            let gliding = self.release_left > 0.0 && !self.release_is_step;
+            if (planted && self.release_left <= 0.0)
+                || (touched && (gliding || self.release_left <= 0.0))
+            {
+                // Lock where the foot is now, or where its step came down.
+                let at = self
+                    .step_landing_xz
+                    .take()
+                    .unwrap_or(animated_xz + self.release_offset_xz());
+                self.release_left = 0.0;
+                self.locked = Some((at, facing_yaw_rad));
+                self.touch_lock = !planted;
+                self.lifted = false;
+                self.nudged = Vec2::ZERO;
+                self.last_animated_xz = Some(animated_xz);
+                return at;
+            }
         }
+        self.last_animated_xz = Some(animated_xz);
         if self.release_left > 0.0 {
             self.release_left = if config.release_s > 0.0 {
                 (self.release_left - dt_s / config.release_s).max(0.0)
             } else {
                 0.0
             };
+            // A step onto a foot the animation has planted (or holds on the floor) comes
+            // straight down: from its descent on, it heads for where the animation had the
+            // foot then, not where the body carries that since. (A swinging animated foot
+            // is followed.)
+            let mut destination = animated_xz;
+            let animated_down = planted || (grounded && lift_m <= TOUCHED_M);
+            if !animated_down {
+                self.step_landing_xz = None;
+            } else if self.release_is_step && 1.0 - self.release_left >= STEP_DESCENT_FROM {
+                destination = *self.step_landing_xz.get_or_insert(animated_xz);
+            }
             // Smoothstep fade: no velocity jump at either end.
-            return animated_xz + self.release_offset_xz();
+            return destination + self.release_offset_xz();
         }
+        self.step_landing_xz = None;
         animated_xz
     }
 }
@@ -259,6 +348,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_foot_set_down_while_its_curve_says_swing_locks_where_it_touches() {
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        let step = |lock: &mut FootLock, z: f32, contact: f32, lift: f32| {
+            lock.update_settling(
+                &config,
+                Vec2::new(0.0, z),
+                contact,
+                true,
+                0.0,
+                lift,
+                false,
+                DT,
+            )
+        };
+        // Swinging, lifted 5 cm, then lowered to the floor while still carried along (a
+        // rest pose blending in: its contact creeps up).
+        step(&mut lock, 0.0, 0.0, 0.05);
+        assert!(!lock.is_locked());
+        // Grazing the floor in a pure swing (contact 0) is not a touch-down.
+        step(&mut lock, 0.05, 0.0, 0.005);
+        assert!(!lock.is_locked());
+        assert_eq!(step(&mut lock, 0.1, 0.2, 0.005), Vec2::new(0.0, 0.1));
+        assert!(lock.is_locked());
+        // Carried on by the blend, it stays where it touched down; the curve takes over.
+        assert_eq!(step(&mut lock, 0.2, 0.3, 0.0), Vec2::new(0.0, 0.1));
+        assert_eq!(step(&mut lock, 0.25, 0.8, 0.0), Vec2::new(0.0, 0.1));
+        // A foot never lifted (standing, its curve low) is not locked by touch.
+        let mut standing = FootLock::default();
+        step(&mut standing, 0.0, 0.0, 0.0);
+        assert!(!standing.is_locked());
+        // Touch-locked, it lets go when the animation lifts it again.
+        let mut shuffle = FootLock::default();
+        step(&mut shuffle, 0.0, 0.0, 0.05);
+        step(&mut shuffle, 0.0, 0.3, 0.0);
+        assert!(shuffle.is_locked());
+        step(&mut shuffle, 0.0, 0.3, 0.03);
+        assert!(!shuffle.is_locked());
+        assert_eq!(shuffle.last_release, Some(Release::StanceEnded));
+    }
+
+    #[test]
     fn standing_still_a_split_foot_steps_into_place() {
         let config = LockConfig::default();
         let mut lock = FootLock::default();
@@ -269,28 +400,28 @@ mod tests {
         // Still moving: held.
         for _ in 0..30 {
             assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, false, DT),
+                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, false, DT),
                 at
             );
         }
         // Standing still: it waits 0.15 s, then steps.
         for _ in 0..8 {
             assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT),
+                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT),
                 at
             );
         }
-        lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT);
+        lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT);
         assert_eq!(lock.last_release, Some(Release::Settle));
         assert!(lock.stepping().is_some());
         for _ in 0..12 {
-            lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT);
+            lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT);
         }
         // Planted again where Idle has it, and it stays.
         assert_eq!(lock.locked_xz(), Some(idle));
         for _ in 0..30 {
             assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, true, DT),
+                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT),
                 idle
             );
         }

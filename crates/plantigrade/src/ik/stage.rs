@@ -30,6 +30,13 @@ use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
+/// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
+/// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
+const SWING_CLEARANCE_S: f32 = 0.015;
+const SWING_CLEARANCE_MAX_M: f32 = 0.025;
+/// Airborne, a foot's sole keeps at least this much above the ground under it (m): over
+/// the ground-skid height, so a foot crossing an edge does not skim it.
+const AIRBORNE_CLEARANCE_M: f32 = 0.015;
 /// Below this horizontal speed (m/s) the body stands still and split feet settle.
 const SETTLE_MAX_SPEED_M_S: f32 = 0.1;
 
@@ -330,6 +337,8 @@ struct FootState {
     /// Set off an edge onto another tread: the next plane found under the foot is taken as
     /// it is (it is where the foot now stands, not noise to smooth).
     replant: bool,
+    /// The animated ball's world xz last tick, for its speed over the ground.
+    last_ball_anim_xz: Option<Vec2>,
 }
 
 impl FootState {
@@ -694,6 +703,7 @@ impl FootIk {
                     raw_contact.max(state.contact),
                     input.grounded && alpha > 0.5,
                     yaw,
+                    anim.heel_model.y.min(anim.ball_model.y),
                     may_settle[i],
                     dt_s,
                 );
@@ -740,7 +750,21 @@ impl FootIk {
             let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
             let xz = anchored_ball_xz - ball_offset_xz;
             // Never below its own ground: a blend that sinks a sole must not sink it here.
-            let lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+            let mut lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+            // A swinging foot the animation carries along the floor (two gaits' swings,
+            // or a gait and a rest pose, blended low) is held clear of it, by more the
+            // faster it goes: it would skid otherwise. A gait's own touch-down and
+            // lift-off are vertical over the ground, so they get none.
+            let ball_anim_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z);
+            let speed_m_s = state
+                .last_ball_anim_xz
+                .filter(|_| dt_s > 0.0)
+                .map_or(0.0, |last| last.distance(ball_anim_xz) / dt_s);
+            state.last_ball_anim_xz = Some(ball_anim_xz);
+            if !state.lock.is_locked() && state.contact < 0.5 && speed_m_s.is_finite() {
+                let clear_m = (speed_m_s * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M);
+                lift_m = lift_m.max(clear_m);
+            }
             // A swinging foot also clears the ground it is above now (a step down ahead
             // must not pull it through the nosing it has not passed yet).
             let look_ahead_xz = if state.lock.is_locked() {
@@ -819,7 +843,27 @@ impl FootIk {
                 ankle_y += config.release_step_height_m * (std::f32::consts::PI * progress).sin();
             }
             let target = Vec3::new(xz.x, ankle_y, xz.y);
-            let blended = ankle_anim_world.lerp(target, alpha);
+            let mut blended = ankle_anim_world.lerp(target, alpha);
+            // Airborne the IK fades out to the animation, but a foot is never let down
+            // into what is under it, nor skimming it (the trailing foot of a step off a
+            // ledge crosses its edge as the body drops).
+            if !input.grounded {
+                let mut floor_y = f32::MIN;
+                for (sole, hit) in [anim.heel_model, anim.ball_model]
+                    .into_iter()
+                    .zip(under_foot)
+                {
+                    if let Some(hit) = hit {
+                        let offset_world = facing * (align * (sole - anim.ankle_model));
+                        floor_y = floor_y.max(hit.point.y - offset_world.y);
+                    }
+                }
+                let clear_y = floor_y + AIRBORNE_CLEARANCE_M;
+                if blended.y < clear_y {
+                    blended.y = clear_y;
+                    alphas[i] = alphas[i].max(1e-3);
+                }
+            }
             targets_world[i] = if blended.is_finite() {
                 blended
             } else {
