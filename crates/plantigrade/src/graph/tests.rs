@@ -556,3 +556,44 @@ fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
     let err = graph("Some(-0.2)").unwrap_err();
     assert!(err.to_string().contains("start_phase"), "{err}");
 }
+
+#[test]
+fn a_transition_can_carry_the_phase_from_one_synced_blend_to_another() {
+    // Two gaits in step (both 1 s cycles); switching keeps the phase with inherit_phase.
+    let mut clips = clips();
+    for (name, x) in [("Walk", 1.0), ("Sneak", 2.0)] {
+        clips.push(
+            hold(name, x, 0.0, 1.0)
+                .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
+                .unwrap(),
+        );
+    }
+    let graph = |inherit: bool| {
+        let src = format!(
+            r#"GraphDef({PARAMS} base: StateMachine((initial: "Walk", states: [(name: "Walk", node: BlendSpace1D(param: "w", samples: [(clip: "Walk", position: 1.0)], options: (sync: true))), (name: "Sneak", node: BlendSpace1D(param: "w", samples: [(clip: "Sneak", position: 1.0)], options: (sync: true)))], transitions: [(from: "Walk", to: "Sneak", condition: Some("go_b"), duration_s: 0.0, inherit_phase: {inherit})])))"#
+        );
+        Arc::new(GraphAsset::from_ron(&src, &rig(), clips.clone()).unwrap())
+    };
+    // Seven ticks of 0.1 s in Walk (the last fires the transition), one in Sneak: the
+    // phase runs on to 0.8 when inherited, restarts (0.1) when not.
+    for (inherit, expected) in [(true, 0.8), (false, 0.1)] {
+        let asset = graph(inherit);
+        let mut g = GraphInstance::new(asset.clone());
+        let mut pose = Pose::rest(asset.skeleton());
+        let w = asset.params().float("w").unwrap();
+        g.params_mut().set_float(w, 1.0);
+        for _ in 0..6 {
+            g.tick(0.1, &mut pose).unwrap();
+        }
+        let go = asset.params().bool("go_b").unwrap();
+        g.params_mut().set_bool(go, true);
+        g.tick(0.1, &mut pose).unwrap();
+        g.tick(0.1, &mut pose).unwrap();
+        let phase = g.sampled_clips()[0].normalized_time;
+        assert!(
+            (phase - expected).abs() < 0.02,
+            "inherit {inherit}: {phase} ({:?})",
+            g.sampled_clips()
+        );
+    }
+}
