@@ -172,6 +172,8 @@ pub const SCENARIOS: &[Scenario] = &[
     sc("pebbles_walk", "pebbles", Walk, Traverse { part: Whole }),
     sc("pebbles_run", "pebbles", Run, Traverse { part: Whole }),
     sc("beam_walk", "beam", Walk, Beam),
+    sc("beam_narrow_walk", "beam_narrow", Walk, Beam),
+    sc("beam_inclined_walk", "beam_inclined", Walk, Beam),
     sc("gap_jump_run", "gap_1m", Run, GapJump),
     sc("low_ceiling_crouch", "low_ceiling", CrouchWalk, LowCeiling),
     sc("wall_push", "wall", Walk, WallPush),
@@ -547,6 +549,31 @@ pub fn run_scenario(
     } else {
         0.0
     };
+
+    // Stance feet standing on something lower than what the body stands on (reaching
+    // down past a beam's edge to the floor): foot-ticks, grounded, more than 0.2 m below.
+    let feet_below_support = trace
+        .samples
+        .iter()
+        .filter(|s| s.grounded)
+        .map(|s| {
+            let support = course.ground_height(s.root_world.x, s.root_world.z);
+            s.feet
+                .iter()
+                .filter(|f| f.contact >= quality::STANCE_CONTACT_MIN && !f.stepping)
+                .filter(|f| {
+                    let lowest = match (f.ground_under_heel_m, f.ground_under_ball_m) {
+                        (Some(h), Some(b)) => Some(h.max(b)),
+                        (h, b) => h.or(b),
+                    };
+                    matches!((support, lowest), (Some(s), Some(g)) if g < s - 0.2)
+                })
+                .count()
+        })
+        .sum::<usize>();
+    metrics
+        .extra
+        .push(("feet_below_support_ticks".into(), feet_below_support as f32));
 
     // How far the feet end above (or below) the true ground where they stop.
     let end = character.feet_world();
@@ -1475,6 +1502,20 @@ fn add_foot_checks(results: &mut [ScenarioResult]) {
                 format!("{} non-finite ticks", f.nan_count),
             ),
         ];
+        if r.name.starts_with("beam") {
+            // The feet too: no planted foot down on the floor beside the beam.
+            let below = r
+                .metrics
+                .extra
+                .iter()
+                .find(|(k, _)| k == "feet_below_support_ticks")
+                .map_or(0.0, |&(_, v)| v);
+            checks.push(Check::new(
+                "feet_on_beam",
+                below == 0.0,
+                format!("{below} stance foot-ticks on ground 0.2 m or more below the body's"),
+            ));
+        }
         let penetration_mean = if stairs { Check::target } else { Check::new };
         checks.push(penetration_mean(
             "penetration_mean",

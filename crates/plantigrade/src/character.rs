@@ -1001,6 +1001,64 @@ mod tests {
     }
 
     #[test]
+    fn on_a_beam_narrower_than_the_stance_the_feet_come_in_and_stay_on_it() {
+        let course = Course::default_course();
+        let world = AnalyticWorld::new(&course);
+        let dt = 1.0 / 60.0;
+        let mut c = mannequin_on(&course, "beam_narrow");
+        let beam_x = course.section("beam_narrow").unwrap().spawn_world.x;
+        let intent = Intent {
+            move_world: glam::Vec2::new(0.0, 0.5),
+            ..Intent::IDLE
+        };
+        let legs = c.foot_ik().unwrap().rig().legs;
+        let mut planted_on_beam = 0;
+        let mut was_locked = [false; 2];
+        for _ in 0..300 {
+            c.tick(dt, &intent, &world).unwrap();
+            let root = c.feet_world();
+            let out = *c.foot_ik_output().unwrap();
+            let locked = [0, 1].map(|i| out.feet[i].locked);
+            let previous = std::mem::replace(&mut was_locked, locked);
+            // Well onto the 12 cm beam (z 3–9), the body on it.
+            if !(4.0..8.0).contains(&root.z) || (root.y - 0.5).abs() > 0.01 {
+                continue;
+            }
+            let was_locked = previous;
+            for (i, leg) in legs.iter().enumerate() {
+                if !out.feet[i].locked {
+                    continue;
+                }
+                let sole =
+                    |socket| c.model_to_world(c.model_pose().point_model(leg.chain.foot, socket));
+                let (heel, ball) = (
+                    sole(leg.sockets.heel_foot_local),
+                    sole(leg.sockets.ball_foot_local),
+                );
+                // Brought in over the beam (half width 6 cm), standing on its top (the heel
+                // first, as a walk lands).
+                for p in [heel, ball] {
+                    assert!(
+                        (p.x - beam_x).abs() < 0.06,
+                        "foot {i} at x {}",
+                        p.x - beam_x
+                    );
+                }
+                // Mid-stance (not rolling onto or off the ball), on the beam's top.
+                let lower = heel.y.min(ball.y);
+                if was_locked[i] && out.feet[i].contact > 0.95 {
+                    assert!((lower - 0.5).abs() < 0.01, "foot {i} at y {lower}");
+                }
+                planted_on_beam += 1;
+            }
+        }
+        assert!(
+            planted_on_beam > 60,
+            "{planted_on_beam} planted foot-ticks checked"
+        );
+    }
+
+    #[test]
     fn a_swinging_foot_probes_where_the_clips_set_it_down() {
         let course = Course::default_course();
         let world = AnalyticWorld::new(&course);

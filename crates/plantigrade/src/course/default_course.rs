@@ -9,7 +9,7 @@ use super::{Course, Primitive, Role, Section, Shape};
 pub const SECTION_SPACING_M: f32 = 6.0;
 
 /// Names of the default course's sections, in lane order (section `i` at `x = i · 6`).
-pub const SECTION_NAMES: [&str; 16] = [
+pub const SECTION_NAMES: [&str; 18] = [
     "flat",
     "stairs_15cm",
     "stairs_20cm",
@@ -26,6 +26,8 @@ pub const SECTION_NAMES: [&str; 16] = [
     "wall",
     "ledge_0_5m",
     "ledge_3m",
+    "beam_narrow",
+    "beam_inclined",
 ];
 
 /// Half width (m) of every section (across the lane).
@@ -66,7 +68,9 @@ pub(super) fn build() -> Course {
                 "low_ceiling" => low_ceiling(x),
                 "wall" => wall(x),
                 "ledge_0_5m" => ledge(x, 0.5),
-                _ => ledge(x, 3.0),
+                "ledge_3m" => ledge(x, 3.0),
+                "beam_narrow" => beam_narrow(x),
+                _ => beam_inclined(x),
             };
             Section {
                 name: (*name).to_string(),
@@ -224,6 +228,39 @@ fn beam(x: f32) -> Built {
         ground(slab(x, 9.0, 12.0, 0.0, top, 1.0)),
     ];
     (primitives, top, 10.0)
+}
+
+/// Like [`beam`], 12 cm wide: narrower than the gait's stance, so the feet must come in
+/// toward its centre line.
+fn beam_narrow(x: f32) -> Built {
+    let top = 0.5;
+    let primitives = vec![
+        floor(x, 0.0, 12.0),
+        ground(slab(x, 0.0, 3.0, 0.0, top, 1.0)),
+        ground(slab(x, 3.0, 9.0, 0.0, top, 0.06)),
+        ground(slab(x, 9.0, 12.0, 0.0, top, 1.0)),
+    ];
+    (primitives, top, 10.0)
+}
+
+/// A 25 cm wide beam rising 8° (0.84 m over 6 m) between a low and a high platform.
+fn beam_inclined(x: f32) -> Built {
+    let (low, high) = (0.5, 0.5 + 6.0 * 8f32.to_radians().tan());
+    let primitives = vec![
+        floor(x, 0.0, 12.0),
+        ground(slab(x, 0.0, 3.0, 0.0, low, 1.0)),
+        ground(Shape::Ramp {
+            center_xz_world: Vec2::new(x, 6.0),
+            half_width_m: 0.125,
+            half_length_m: 3.0,
+            yaw_deg: 0.0,
+            bottom_y_m: 0.0,
+            start_top_y_m: low,
+            end_top_y_m: high,
+        }),
+        ground(slab(x, 9.0, 12.0, 0.0, high, 1.0)),
+    ];
+    (primitives, low, 10.0)
 }
 
 /// Two platforms with a 1 m wide, 2 m deep pit between them.

@@ -267,6 +267,8 @@ impl Course {
     /// | `low_ceiling` | z 3–9: a ceiling slab whose underside is 1.2 m above the floor |
     /// | `wall` | a 3 m tall wall across the lane at z 5–5.3 |
     /// | `ledge_0_5m`, `ledge_3m` | a platform 0.5 / 3 m high for z 0–4, floor after it |
+    /// | `beam_narrow` | as `beam`, 0.12 m wide |
+    /// | `beam_inclined` | a 0.25 m wide beam rising 8° (0.5 → 1.34 m) for z 3–9 between platforms |
     pub fn default_course() -> Course {
         default_course::build()
     }

@@ -126,6 +126,10 @@ pub struct FootProbeRequest {
     /// Feed-forward (IK-10): one more ray here (world; the character's feet point pushed
     /// ahead by the full look-ahead), so movement code hears of a gap a step early.
     pub ahead_world: Option<Vec3>,
+    /// Narrow supports: one more ray this far (world xz) beside the predicted landing, to
+    /// see whether the ground there is the body's (a beam's centre line, or where the foot
+    /// would land without being brought in toward it).
+    pub support_check_offset_world: Option<Vec2>,
 }
 
 /// What a [`FootProbeRequest`] found.
@@ -153,6 +157,8 @@ pub struct FootProbeResult {
     pub look_ahead_used_xz: Vec2,
     /// The feed-forward ray, when one was asked for: `Some(hit or None)`.
     pub ahead: Option<Option<RayHit>>,
+    /// The support check beside the landing, when one was asked for.
+    pub support_check: Option<Option<RayHit>>,
     /// Rays cast, for the probe budget (IK-11) and the bench.
     pub rays_cast: u8,
 }
@@ -171,6 +177,7 @@ impl FootProbeResult {
         toe_probe_xz: Vec2::ZERO,
         look_ahead_used_xz: Vec2::ZERO,
         ahead: None,
+        support_check: None,
         rays_cast: 0,
     };
 
@@ -313,6 +320,12 @@ pub fn run_foot_probe(
         result.heel_here = cast_down(world, request.heel_world, 0.0, config, filter);
         result.toe_here = cast_down(world, request.ball_world, 0.0, config, filter);
         result.rays_cast += 2;
+    }
+    if let Some(offset) = request.support_check_offset_world.filter(|o| o.is_finite()) {
+        let at = result.predicted_world + Vec3::new(offset.x, 0.0, offset.y);
+        let extra_up_m = rise_allowance_m(result.look_ahead_used_xz.length(), config);
+        result.support_check = Some(cast_down(world, at, extra_up_m, config, filter));
+        result.rays_cast += 1;
     }
     result
 }
@@ -491,6 +504,7 @@ mod tests {
             single_point: false,
             skip: false,
             ahead_world: None,
+            support_check_offset_world: None,
         }
     }
 

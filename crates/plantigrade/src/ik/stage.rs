@@ -28,6 +28,7 @@ use crate::mannequin::easing::smoothstep;
 use crate::pose::{local_to_model, local_to_model_joints, ModelPose, Pose, PoseError};
 use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
+use crate::world::RayHit;
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 /// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
@@ -339,6 +340,14 @@ struct FootState {
     replant: bool,
     /// The animated ball's world xz last tick, for its speed over the ground.
     last_ball_anim_xz: Option<Vec2>,
+    /// Narrow support (a beam): the foot is brought in toward the body's line by this
+    /// (world xz, smoothed) while the ground where the animation would set it down is far
+    /// below the body's.
+    narrow: bool,
+    narrow_shift_world: Vec2,
+    /// The last probes found the landing far below the body's ground (past an edge beside
+    /// it, or a step or a ledge ahead): the next probe also checks the body's line.
+    landing_low: bool,
 }
 
 impl FootState {
@@ -428,7 +437,7 @@ impl FootIk {
             } else {
                 1.0 - self.feet[i].contact.clamp(0.0, 1.0)
             };
-            let placement = self.feet[i].placement_applied_world;
+            let placement = self.feet[i].placement_applied_world + self.feet[i].narrow_shift_world;
             let placement = Vec3::new(placement.x, 0.0, placement.y);
             let mut heel_world = input.root_world + facing * foot.heel_model + placement;
             let mut ball_world = input.root_world + facing * foot.ball_model + placement;
@@ -465,7 +474,25 @@ impl FootIk {
                 let now = heel_world - ball_world;
                 Vec2::new(now.x, now.z).lerp(Vec2::new(then.x, then.z), swing)
             });
+            // Narrow supports: brought in toward the body's line, check whether the ground
+            // where the animation would set the foot down is still the body's (the support
+            // has widened again); landing far below the body, check the body's line (a
+            // beam's edge beside the foot, or only a step or a ledge ahead).
+            let state = &self.feet[i];
+            let left = facing * Vec3::X;
+            let support_check_offset_world = if self.config.mode != FootIkMode::Predictive {
+                None
+            } else if state.narrow {
+                Some(-state.narrow_shift_world)
+            } else if state.landing_low {
+                let mid = 0.5 * (heel_world + ball_world) - input.root_world;
+                let lateral = mid.dot(left);
+                Some(Vec2::new(-left.x, -left.z) * lateral)
+            } else {
+                None
+            };
             FootProbeRequest {
+                support_check_offset_world,
                 heel_world,
                 ball_world,
                 look_ahead_offset_world: (velocity * time_left_s + landing_offset) * swing,
@@ -568,7 +595,10 @@ impl FootIk {
                 ease(state.contact, raw_contact, dt_s, config.contact_ease_s)
             };
 
-            let result = results[i];
+            let mut result = results[i];
+            if result.ran && config.mode == FootIkMode::Predictive {
+                narrow_support(state, &mut result, input, facing, dt_s, &config);
+            }
             if result.ran {
                 state.last_probe = result;
                 match fit_support_plane(&result, &config.probe) {
@@ -686,7 +716,7 @@ impl FootIk {
             // IK-9: the planted foot holds its world xz. The ball is what stays put through
             // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
             // lock pins it, and the ankle sits behind it by the aligned foot's offset.
-            let placement = state.placement_applied_world;
+            let placement = state.placement_applied_world + state.narrow_shift_world;
             let ball_anim_world = root + facing * anim.ball_model;
             let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z) + placement;
             let mut landed_now = false;
@@ -1214,6 +1244,71 @@ const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
 const MAX_PLANE_EXTRAPOLATION_M: f32 = 0.15;
 
 /// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
+/// A landing this far below the body's ground (m) is off the support, not on it...
+const OFF_SUPPORT_DROP_M: f32 = 0.3;
+/// ...and on a narrow support the foot comes in to this far from the body's line (m).
+const NARROW_OFFSET_M: f32 = 0.02;
+
+/// Narrow supports (a beam narrower than the stance): when the probes find the landing far
+/// below the body's ground while the body's line at the landing is on it, the foot is
+/// brought in toward that line (`narrow_shift_world`) until its probes find the support,
+/// and the low hits are not taken as ground meanwhile (a foot never reaches down past the
+/// edge). Once the ground where the animation would set the foot down is the body's again,
+/// the shift goes. Steps and ledges ahead are low at the body's line too: left alone.
+fn narrow_support(
+    state: &mut FootState,
+    result: &mut FootProbeResult,
+    input: &FootIkInput,
+    facing: Quat,
+    dt_s: f32,
+    config: &FootIkConfig,
+) {
+    let support_y = input.root_world.y - OFF_SUPPORT_DROP_M;
+    let off = |hit: Option<RayHit>| hit.is_none_or(|h| h.point.y < support_y);
+    let on = |hit: Option<RayHit>| hit.is_some_and(|h| h.point.y >= support_y);
+    let landing_low =
+        input.grounded && result.heel.is_some() && off(result.heel) && off(result.toe);
+    match result.support_check {
+        Some(check) if !state.narrow && landing_low && on(check) => state.narrow = true,
+        Some(check) if state.narrow && on(check) => state.narrow = false,
+        _ => {}
+    }
+    if !input.grounded {
+        state.narrow = false;
+    }
+    state.landing_low = landing_low;
+    // Only a swinging foot moves; a planted one stays where it was set down.
+    let left = facing * Vec3::X;
+    let left_xz = Vec2::new(left.x, left.z);
+    if state.contact < 0.5 && dt_s > 0.0 {
+        let target = if state.narrow {
+            let mid = result.predicted_world - input.root_world;
+            let lateral = Vec2::new(mid.x, mid.z).dot(left_xz);
+            let unshifted = lateral - state.narrow_shift_world.dot(left_xz);
+            let wanted = unshifted.signum() * unshifted.abs().min(NARROW_OFFSET_M);
+            left_xz * (wanted - unshifted)
+        } else {
+            Vec2::ZERO
+        };
+        let rate = 1.0 - (-config.swing_smoothing_per_s * dt_s).exp();
+        state.narrow_shift_world += (target - state.narrow_shift_world) * rate;
+    }
+    // Off the support while still being brought in: not ground to stand on. The foot
+    // keeps to the support's height, found on the body's line, meanwhile.
+    if state.narrow && landing_low {
+        let support = result.support_check.flatten().filter(|h| on(Some(*h)));
+        let at = |xz: Vec2| {
+            support.map(|h| RayHit {
+                point: Vec3::new(xz.x, h.point.y, xz.y),
+                ..h
+            })
+        };
+        result.heel = at(result.heel_probe_xz);
+        result.toe = at(result.toe_probe_xz);
+        result.edge_fraction = None;
+    }
+}
+
 fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
     if time_s.is_nan() || time_s <= 0.0 {
         return target;
