@@ -63,13 +63,14 @@ pub(super) fn build() -> Course {
                 "ramp_50deg" => ramp(x, 50.0),
                 "cross_slope_20deg" => cross_slope(x, 20.0),
                 "pebbles" => pebbles(x),
-                "beam" => beam(x),
+                "beam" => beam(x, 0.125),
                 "gap_1m" => gap(x),
                 "low_ceiling" => low_ceiling(x),
                 "wall" => wall(x),
                 "ledge_0_5m" => ledge(x, 0.5),
                 "ledge_3m" => ledge(x, 3.0),
-                "beam_narrow" => beam_narrow(x),
+                // 12 cm: narrower than the gait's stance, the feet must come in.
+                "beam_narrow" => beam(x, 0.06),
                 _ => beam_inclined(x),
             };
             Section {
@@ -218,26 +219,13 @@ fn pebbles(x: f32) -> Built {
     (primitives, 0.0, 10.0)
 }
 
-/// A 0.25 m wide beam 0.5 m up between two platforms, over a floor.
-fn beam(x: f32) -> Built {
+/// A beam `2 × half_width_m` wide, 0.5 m up between two platforms, over a floor.
+fn beam(x: f32, half_width_m: f32) -> Built {
     let top = 0.5;
     let primitives = vec![
         floor(x, 0.0, 12.0),
         ground(slab(x, 0.0, 3.0, 0.0, top, 1.0)),
-        ground(slab(x, 3.0, 9.0, 0.0, top, 0.125)),
-        ground(slab(x, 9.0, 12.0, 0.0, top, 1.0)),
-    ];
-    (primitives, top, 10.0)
-}
-
-/// Like [`beam`], 12 cm wide: narrower than the gait's stance, so the feet must come in
-/// toward its centre line.
-fn beam_narrow(x: f32) -> Built {
-    let top = 0.5;
-    let primitives = vec![
-        floor(x, 0.0, 12.0),
-        ground(slab(x, 0.0, 3.0, 0.0, top, 1.0)),
-        ground(slab(x, 3.0, 9.0, 0.0, top, 0.06)),
+        ground(slab(x, 3.0, 9.0, 0.0, top, half_width_m)),
         ground(slab(x, 9.0, 12.0, 0.0, top, 1.0)),
     ];
     (primitives, top, 10.0)

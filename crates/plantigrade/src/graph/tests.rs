@@ -38,6 +38,13 @@ fn hold(name: &str, x: f32, yaw_deg: f32, duration_s: f32) -> Clip {
     Clip::new(name, Some(duration_s), joints).unwrap()
 }
 
+/// A 1 s clip holding x = `x` that moves at 1 m/s forward (a gait, for synced blends).
+fn moving(name: &str, x: f32) -> Clip {
+    hold(name, x, 0.0, 1.0)
+        .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
+        .unwrap()
+}
+
 fn clips() -> Vec<Clip> {
     let contact = crate::clip::FloatCurve {
         name: "FootContact_L".into(),
@@ -482,11 +489,7 @@ fn a_synced_blend_leaving_rest_starts_at_its_start_phase() {
     // "Rest" has no authored speed; "Go" moves at 1 m/s. Both 1 s long.
     let mut clips = clips();
     clips.push(hold("Rest", 0.0, 0.0, 1.0));
-    clips.push(
-        hold("Go", 1.0, 0.0, 1.0)
-            .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
-            .unwrap(),
-    );
+    clips.push(moving("Go", 1.0));
     let graph = |start: &str| {
         let src = format!(
             r#"GraphDef({PARAMS} base: BlendSpace1D(param: "w", samples: [(clip: "Rest", position: 0.0), (clip: "Go", position: 1.0)], options: (sync: true, start_phase: {start})))"#
@@ -523,11 +526,7 @@ fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
     // "Air" is a clip; "Run" a synced blend already moving when entered, as on a landing.
     let mut clips = clips();
     clips.push(hold("Air", 0.0, 0.0, 1.0));
-    clips.push(
-        hold("Go", 1.0, 0.0, 1.0)
-            .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
-            .unwrap(),
-    );
+    clips.push(moving("Go", 1.0));
     let graph = |start: &str| {
         let src = format!(
             r#"GraphDef({PARAMS} base: StateMachine((initial: "Air", states: [(name: "Air", node: Clip(clip: "Air")), (name: "Run", node: BlendSpace1D(param: "w", samples: [(clip: "Go", position: 1.0)], options: (sync: true, start_phase: Some(0.3))))], transitions: [(from: "Air", to: "Run", condition: Some("go_b"), duration_s: 0.0, start_phase: {start})])))"#
@@ -561,13 +560,8 @@ fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
 fn a_transition_can_carry_the_phase_from_one_synced_blend_to_another() {
     // Two gaits in step (both 1 s cycles); switching keeps the phase with inherit_phase.
     let mut clips = clips();
-    for (name, x) in [("Walk", 1.0), ("Sneak", 2.0)] {
-        clips.push(
-            hold(name, x, 0.0, 1.0)
-                .with_authored_velocity(Vec3::new(0.0, 0.0, 1.0))
-                .unwrap(),
-        );
-    }
+    clips.push(moving("Walk", 1.0));
+    clips.push(moving("Sneak", 2.0));
     let graph = |inherit: bool| {
         let src = format!(
             r#"GraphDef({PARAMS} base: StateMachine((initial: "Walk", states: [(name: "Walk", node: BlendSpace1D(param: "w", samples: [(clip: "Walk", position: 1.0)], options: (sync: true))), (name: "Sneak", node: BlendSpace1D(param: "w", samples: [(clip: "Sneak", position: 1.0)], options: (sync: true)))], transitions: [(from: "Walk", to: "Sneak", condition: Some("go_b"), duration_s: 0.0, inherit_phase: {inherit})])))"#
