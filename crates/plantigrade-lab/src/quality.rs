@@ -673,21 +673,7 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     // QUAL-4 ground skid, per footfall.
     let mut skid_m = MeanMax::default();
     for foot in 0..2 {
-        let heel: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].heel_world).collect();
-        let ball: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].ball_world).collect();
-        let height = |which: SolePoint| -> Vec<Option<f32>> {
-            samples
-                .iter()
-                .map(|s| height_above_ground_m(&s.feet[foot], which))
-                .collect()
-        };
-        let falls = plantigrade::clip_analysis::footfalls(
-            &heel,
-            &ball,
-            &height(SolePoint::Heel),
-            &height(SolePoint::Ball),
-        );
-        for fall in falls {
+        for fall in footfalls(samples, foot) {
             skid_m.push(f64::from(fall.skid_m));
         }
     }
@@ -730,6 +716,26 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
     quality
+}
+
+/// The footfalls of one foot (0 left, 1 right) over a run and their ground skid (QUAL-4;
+/// see `plantigrade::clip_analysis::footfalls`), heights against the ground under each
+/// sole point.
+pub fn footfalls(samples: &[TickSample], foot: usize) -> Vec<plantigrade::clip_analysis::Footfall> {
+    let heel: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].heel_world).collect();
+    let ball: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].ball_world).collect();
+    let height = |which: SolePoint| -> Vec<Option<f32>> {
+        samples
+            .iter()
+            .map(|s| height_above_ground_m(&s.feet[foot], which))
+            .collect()
+    };
+    plantigrade::clip_analysis::footfalls(
+        &heel,
+        &ball,
+        &height(SolePoint::Heel),
+        &height(SolePoint::Ball),
+    )
 }
 
 /// One stance of one foot and its planted drift (QUAL-3).

@@ -212,12 +212,7 @@ pub fn run(hz: f32, trace_dir: Option<&std::path::Path>) -> anyhow::Result<Timel
         row.planted_drift_median_mm = sorted.get(sorted.len() / 2).copied().unwrap_or(0.0);
     }
     for foot in 0..2 {
-        let heel: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].heel_world).collect();
-        let ball: Vec<Vec3> = samples.iter().map(|s| s.feet[foot].ball_world).collect();
-        let height = |p: &[Vec3]| p.iter().map(|p| Some(p.y)).collect::<Vec<_>>();
-        for fall in
-            plantigrade::clip_analysis::footfalls(&heel, &ball, &height(&heel), &height(&ball))
-        {
+        for fall in quality::footfalls(&samples, foot) {
             let row = &mut rows[state_at[fall.start]];
             row.ground_skid_max_cm = row.ground_skid_max_cm.max(fall.skid_m * 100.0);
         }

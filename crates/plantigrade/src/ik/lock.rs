@@ -7,6 +7,7 @@ use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
 use crate::mannequin::easing::smoothstep;
+use crate::motion::wrap_angle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -85,8 +86,42 @@ pub struct FootLock {
     touch_lock: bool,
     /// The animated foot has been up (above [`LIFTED_M`]) since its last lock.
     lifted: bool,
-    /// The animated point last tick (world xz), for its speed over the ground.
-    last_animated_xz: Option<Vec2>,
+}
+
+/// What [`FootLock::update_with`] is told about the animated foot each tick.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LockInput {
+    /// Where the animation has the locked point (world xz).
+    pub animated_xz: Vec2,
+    /// How fast that point moves over the ground (m/s); `None` when not known yet.
+    pub animated_speed_m_s: Option<f32>,
+    /// How high the animation holds the foot's lower sole point above its ground (m).
+    pub animated_lift_m: f32,
+    /// Contact weight (0..1, the `FootContact_*` curve).
+    pub contact: f32,
+    pub grounded: bool,
+    /// The character's facing (world yaw, rad).
+    pub facing_yaw_rad: f32,
+    /// The body stands still and no other foot is stepping: a lock far from the
+    /// animation may let go as an adjusting step.
+    pub may_settle: bool,
+    pub dt_s: f32,
+}
+
+impl Default for LockInput {
+    /// A planted-looking foot at the origin with nothing else known.
+    fn default() -> Self {
+        Self {
+            animated_xz: Vec2::ZERO,
+            animated_speed_m_s: None,
+            animated_lift_m: 0.0,
+            contact: 0.0,
+            grounded: true,
+            facing_yaw_rad: 0.0,
+            may_settle: false,
+            dt_s: 0.0,
+        }
+    }
 }
 
 /// An animated foot this high (its lower sole point, m) is off the ground...
@@ -186,21 +221,20 @@ impl FootLock {
         facing_yaw_rad: f32,
         dt_s: f32,
     ) -> Vec2 {
-        self.update_settling(
+        self.update_with(
             config,
-            animated_xz,
-            contact,
-            grounded,
-            facing_yaw_rad,
-            0.0,
-            false,
-            dt_s,
+            &LockInput {
+                animated_xz,
+                contact,
+                grounded,
+                facing_yaw_rad,
+                dt_s,
+                ..LockInput::default()
+            },
         )
     }
 
-    /// [`Self::update`], with two more things known: `animated_lift_m`, how high the
-    /// animation holds the foot's lower sole point above its ground, and `may_settle`
-    /// (the body stands still and no other foot is stepping).
+    /// [`Self::update`], with more known about the animated foot (see [`LockInput`]):
     ///
     /// - A foot the animation sets down on the ground after lifting it is locked where it
     ///   touches, even while its contact curve still says swing (a blend between a gait
@@ -208,18 +242,17 @@ impl FootLock {
     ///   the lock is the curve's once the curve says planted, and lets go when the
     ///   animation lifts the foot again first.
     /// - With `may_settle`, a lock far from the animation lets go as an adjusting step.
-    #[allow(clippy::too_many_arguments)]
-    pub fn update_settling(
-        &mut self,
-        config: &LockConfig,
-        animated_xz: Vec2,
-        contact: f32,
-        grounded: bool,
-        facing_yaw_rad: f32,
-        animated_lift_m: f32,
-        may_settle: bool,
-        dt_s: f32,
-    ) -> Vec2 {
+    pub fn update_with(&mut self, config: &LockConfig, input: &LockInput) -> Vec2 {
+        let LockInput {
+            animated_xz,
+            animated_speed_m_s,
+            animated_lift_m,
+            contact,
+            grounded,
+            facing_yaw_rad,
+            may_settle,
+            dt_s,
+        } = *input;
         let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
         if !animated_xz.is_finite() || !facing_yaw_rad.is_finite() {
             return animated_xz;
@@ -283,15 +316,11 @@ impl FootLock {
             // Down, where some planted clip is in the blend (a gait easing into a rest
             // pose) or the foot has all but stopped over the ground: a foot grazing the
             // floor fast mid-swing in a pure gait blend is not down.
-            let speed_m_s = match self.last_animated_xz {
-                Some(last) if dt_s > 0.0 => last.distance(animated_xz) / dt_s,
-                _ => f32::INFINITY,
-            };
+            let slow = animated_speed_m_s.is_some_and(|v| v < TOUCH_SPEED_MAX_M_S);
             let touched = grounded
                 && self.lifted
                 && lift_m <= TOUCHED_M
-                && (contact > TOUCH_CONTACT_MIN
-                    || (contact > 0.0 && speed_m_s < TOUCH_SPEED_MAX_M_S));
+                && (contact > TOUCH_CONTACT_MIN || (contact > 0.0 && slow));
             // A step finishes before it plants; a foot merely gliding off an old lock
             // plants where it is when it touches down.
             let gliding = self.release_left > 0.0 && !self.release_is_step;
@@ -308,11 +337,9 @@ impl FootLock {
                 self.touch_lock = !planted;
                 self.lifted = false;
                 self.nudged = Vec2::ZERO;
-                self.last_animated_xz = Some(animated_xz);
                 return at;
             }
         }
-        self.last_animated_xz = Some(animated_xz);
         if self.release_left > 0.0 {
             self.release_left = if config.release_s > 0.0 {
                 (self.release_left - dt_s / config.release_s).max(0.0)
@@ -338,11 +365,6 @@ impl FootLock {
     }
 }
 
-/// `angle` wrapped into −π..π.
-fn wrap_angle(angle: f32) -> f32 {
-    (angle + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -352,16 +374,14 @@ mod tests {
         let config = LockConfig::default();
         let mut lock = FootLock::default();
         let step = |lock: &mut FootLock, z: f32, contact: f32, lift: f32| {
-            lock.update_settling(
-                &config,
-                Vec2::new(0.0, z),
+            let input = LockInput {
+                animated_xz: Vec2::new(0.0, z),
+                animated_lift_m: lift,
                 contact,
-                true,
-                0.0,
-                lift,
-                false,
-                DT,
-            )
+                dt_s: DT,
+                ..LockInput::default()
+            };
+            lock.update_with(&config, &input)
         };
         // Swinging, lifted 5 cm, then lowered to the floor while still carried along (a
         // rest pose blending in: its contact creeps up).
@@ -397,33 +417,31 @@ mod tests {
         lock.update(&config, at, 1.0, true, 0.0, DT);
         // A stop: the animation brings the foot back beside the other, 25 cm behind.
         let idle = Vec2::new(0.0, 0.05);
+        let settling = |may_settle: bool| LockInput {
+            animated_xz: idle,
+            contact: 1.0,
+            may_settle,
+            dt_s: DT,
+            ..LockInput::default()
+        };
         // Still moving: held.
         for _ in 0..30 {
-            assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, false, DT),
-                at
-            );
+            assert_eq!(lock.update_with(&config, &settling(false)), at);
         }
         // Standing still: it waits 0.15 s, then steps.
         for _ in 0..8 {
-            assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT),
-                at
-            );
+            assert_eq!(lock.update_with(&config, &settling(true)), at);
         }
-        lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT);
+        lock.update_with(&config, &settling(true));
         assert_eq!(lock.last_release, Some(Release::Settle));
         assert!(lock.stepping().is_some());
         for _ in 0..12 {
-            lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT);
+            lock.update_with(&config, &settling(true));
         }
         // Planted again where Idle has it, and it stays.
         assert_eq!(lock.locked_xz(), Some(idle));
         for _ in 0..30 {
-            assert_eq!(
-                lock.update_settling(&config, idle, 1.0, true, 0.0, 0.0, true, DT),
-                idle
-            );
+            assert_eq!(lock.update_with(&config, &settling(true)), idle);
         }
     }
 

@@ -23,7 +23,7 @@ pub use foot::{
     FootProbeResult, ProbeConfig, SupportPlane, SupportSource,
 };
 pub use landing::{Landing, LandingPoses};
-pub use lock::{FootLock, LockConfig, Release};
+pub use lock::{FootLock, LockConfig, LockInput, Release};
 pub use pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 pub use stage::{
     AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkOutput, FootReport,

@@ -20,7 +20,7 @@ use super::foot::{
     fit_support_plane, other_surface, tread_plane, FootIkMode, FootProbeRequest, FootProbeResult,
     ProbeConfig, SupportPlane, SupportSource,
 };
-use super::lock::{FootLock, LockConfig};
+use super::lock::{FootLock, LockConfig, LockInput};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 use super::two_bone::{knee_pole_model, TwoBoneIkJob};
 use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
@@ -30,7 +30,6 @@ use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
 use crate::world::RayHit;
 
-/// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 /// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
 /// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
 const SWING_CLEARANCE_S: f32 = 0.015;
@@ -41,6 +40,7 @@ const AIRBORNE_CLEARANCE_M: f32 = 0.015;
 /// Below this horizontal speed (m/s) the body stands still and split feet settle.
 const SETTLE_MAX_SPEED_M_S: f32 = 0.1;
 
+/// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct FootIkConfig {
@@ -338,8 +338,9 @@ struct FootState {
     /// Set off an edge onto another tread: the next plane found under the foot is taken as
     /// it is (it is where the foot now stands, not noise to smooth).
     replant: bool,
-    /// The animated ball's world xz last tick, for its speed over the ground.
-    last_ball_anim_xz: Option<Vec2>,
+    /// Where the animation had the ball last tick (world xz, as the lock sees it), for
+    /// its speed over the ground.
+    last_ball_xz: Option<Vec2>,
     /// Narrow support (a beam): the foot is brought in toward the body's line by this
     /// (world xz, smoothed) while the ground where the animation would set it down is far
     /// below the body's.
@@ -351,6 +352,12 @@ struct FootState {
 }
 
 impl FootState {
+    /// Where the foot is moved from where the animation has it (world xz): onto one tread
+    /// (tread placement) and in toward the body's line on a narrow support.
+    fn placement_world(&self) -> Vec2 {
+        self.placement_applied_world + self.narrow_shift_world
+    }
+
     /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is
     /// expected to land (read on the animation's contact curve, else its last swing's
     /// length minus the time swung so far) — a foot about to land looks where it lands,
@@ -437,7 +444,7 @@ impl FootIk {
             } else {
                 1.0 - self.feet[i].contact.clamp(0.0, 1.0)
             };
-            let placement = self.feet[i].placement_applied_world + self.feet[i].narrow_shift_world;
+            let placement = self.feet[i].placement_world();
             let placement = Vec3::new(placement.x, 0.0, placement.y);
             let mut heel_world = input.root_world + facing * foot.heel_model + placement;
             let mut ball_world = input.root_world + facing * foot.ball_model + placement;
@@ -560,13 +567,12 @@ impl FootIk {
         // left the feet split) steps into place: the farther one first, one at a time.
         let still = Vec2::new(input.velocity_world.x, input.velocity_world.z).length()
             < SETTLE_MAX_SPEED_M_S;
-        let settle_gap = [0, 1].map(|i| {
+        // Where the animation has each ball, as the lock sees it (world xz).
+        let ball_xz = [0, 1].map(|i| {
             let ball = root + facing * animated[i].ball_model;
-            let placement = self.feet[i].placement_applied_world;
-            self.feet[i]
-                .lock
-                .settle_gap_m(Vec2::new(ball.x, ball.z) + placement)
+            Vec2::new(ball.x, ball.z) + self.feet[i].placement_world()
         });
+        let settle_gap = [0, 1].map(|i| self.feet[i].lock.settle_gap_m(ball_xz[i]));
         let any_stepping = self.feet.iter().any(|f| f.lock.stepping().is_some());
         let may_settle =
             [0, 1].map(|i| still && !any_stepping && settle_gap[i] >= settle_gap[1 - i]);
@@ -716,9 +722,14 @@ impl FootIk {
             // IK-9: the planted foot holds its world xz. The ball is what stays put through
             // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
             // lock pins it, and the ankle sits behind it by the aligned foot's offset.
-            let placement = state.placement_applied_world + state.narrow_shift_world;
-            let ball_anim_world = root + facing * anim.ball_model;
-            let ball_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z) + placement;
+            let ball_xz = ball_xz[i];
+            // How fast the animation carries the ball over the ground (m/s).
+            let ball_speed_m_s = state
+                .last_ball_xz
+                .filter(|_| dt_s > 0.0)
+                .map(|last| last.distance(ball_xz) / dt_s)
+                .filter(|v| v.is_finite());
+            state.last_ball_xz = Some(ball_xz);
             let mut landed_now = false;
             let anchored_ball_xz = if config.mode == FootIkMode::None {
                 state.lock.reset();
@@ -727,15 +738,18 @@ impl FootIk {
                 let was_locked = state.lock.is_locked();
                 // Locks on the curve's own contact (not the eased one), so the foot is
                 // pinned on the tick it lands.
-                let pinned = state.lock.update_settling(
+                let pinned = state.lock.update_with(
                     &config.lock,
-                    ball_xz,
-                    raw_contact.max(state.contact),
-                    input.grounded && alpha > 0.5,
-                    yaw,
-                    anim.heel_model.y.min(anim.ball_model.y),
-                    may_settle[i],
-                    dt_s,
+                    &LockInput {
+                        animated_xz: ball_xz,
+                        animated_speed_m_s: ball_speed_m_s,
+                        animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
+                        contact: raw_contact.max(state.contact),
+                        grounded: input.grounded && alpha > 0.5,
+                        facing_yaw_rad: yaw,
+                        may_settle: may_settle[i],
+                        dt_s,
+                    },
                 );
                 // Landed across a step edge anyway (the prediction was off, or it spawned
                 // there): set the foot down fully on one tread, the nearer way. On the
@@ -785,15 +799,10 @@ impl FootIk {
             // or a gait and a rest pose, blended low) is held clear of it, by more the
             // faster it goes: it would skid otherwise. A gait's own touch-down and
             // lift-off are vertical over the ground, so they get none.
-            let ball_anim_xz = Vec2::new(ball_anim_world.x, ball_anim_world.z);
-            let speed_m_s = state
-                .last_ball_anim_xz
-                .filter(|_| dt_s > 0.0)
-                .map_or(0.0, |last| last.distance(ball_anim_xz) / dt_s);
-            state.last_ball_anim_xz = Some(ball_anim_xz);
-            if !state.lock.is_locked() && state.contact < 0.5 && speed_m_s.is_finite() {
-                let clear_m = (speed_m_s * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M);
-                lift_m = lift_m.max(clear_m);
+            if let (false, true, Some(speed)) =
+                (state.lock.is_locked(), state.contact < 0.5, ball_speed_m_s)
+            {
+                lift_m = lift_m.max((speed * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M));
             }
             // A swinging foot also clears the ground it is above now (a step down ahead
             // must not pull it through the nosing it has not passed yet).
@@ -1243,7 +1252,6 @@ const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
 /// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
 const MAX_PLANE_EXTRAPOLATION_M: f32 = 0.15;
 
-/// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
 /// A landing this far below the body's ground (m) is off the support, not on it...
 const OFF_SUPPORT_DROP_M: f32 = 0.3;
 /// ...and on a narrow support the foot comes in to this far from the body's line (m).
@@ -1309,6 +1317,7 @@ fn narrow_support(
     }
 }
 
+/// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
 fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
     if time_s.is_nan() || time_s <= 0.0 {
         return target;
