@@ -703,7 +703,6 @@ pub(crate) struct Sampler {
     neck: Option<usize>,
     head: Option<usize>,
     legs: Option<[SampledLeg; 2]>,
-    contact_curves: [Option<usize>; 2],
 }
 
 impl Sampler {
@@ -729,10 +728,6 @@ impl Sampler {
                 [Some(l), Some(r)] => Some([l, r]),
                 _ => None,
             },
-            contact_curves: [
-                graph.curve_id("FootContact_L"),
-                graph.curve_id("FootContact_R"),
-            ],
         }
     }
 
@@ -799,7 +794,7 @@ impl Sampler {
                 ground_under_ball_m: course.ground_height(ball_world.x, ball_world.z),
                 heel_depth_m: course.depth_below_surface_m(heel_world),
                 ball_depth_m: course.depth_below_surface_m(ball_world),
-                contact: self.contact_curves[i].map_or(f32::NAN, |id| c.graph().curve(id)),
+                contact: c.foot_contact()[i],
                 ik_alpha: report.ik_alpha,
                 predicted_landing_world: report.predicted_world,
                 heel_probe_hit: report.heel_hit,

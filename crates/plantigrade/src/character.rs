@@ -83,6 +83,9 @@ pub struct Character {
     foot_ik: Result<FootIk, FootIkError>,
     animated_feet: [AnimatedFoot; 2],
     contact_curves: [Option<usize>; 2],
+    /// This tick's contact per foot: the blended curve, gated by the animated foot's lift
+    /// (see [`crate::ik::FootIkConfig::contact_lift_full_m`]); NaN without curves.
+    foot_contact: [f32; 2],
     /// Each clip's feet at their touch-downs, and this tick's blended, stride-warped
     /// prediction of where each foot lands (IK-1).
     landing_poses: Arc<LandingPoses>,
@@ -175,6 +178,7 @@ impl Character {
             foot_ik,
             animated_feet: [AnimatedFoot::default(); 2],
             contact_curves,
+            foot_contact: [f32::NAN; 2],
             landing_poses,
             landing_feet: [None; 2],
             phase_last: None,
@@ -291,8 +295,6 @@ impl Character {
             .write(&self.output.vars, self.graph.params_mut());
         self.graph.tick(dt_s, &mut self.pose)?;
         self.pending_root_motion = self.graph.root_motion();
-        let landing_in_s = self.time_to_landing_s(dt_s);
-        self.landing_in_s = landing_in_s;
         let skeleton = self.graph.asset().skeleton();
         local_to_model(skeleton, &self.pose, &mut self.model)?;
 
@@ -311,6 +313,11 @@ impl Character {
         // stride shortened along the movement by the graph's playback scale.
         if let Ok(foot_ik) = &self.foot_ik {
             self.animated_feet = foot_ik.rig().animated_feet(&self.model);
+            let curves = self
+                .contact_curves
+                .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id)));
+            self.foot_contact =
+                [0, 1].map(|i| self.animated_feet[i].gated_contact(curves[i], &foot_ik.config));
             let landings = self
                 .landing_poses
                 .predict(self.graph.asset(), self.graph.sampled_clips());
@@ -331,7 +338,14 @@ impl Character {
                 }
             }
             self.landing_feet = landing_feet;
+        } else {
+            self.foot_contact = self
+                .contact_curves
+                .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id)));
         }
+        let landing_in_s = self.time_to_landing_s(dt_s);
+        self.landing_in_s = landing_in_s;
+        let skeleton = self.graph.asset().skeleton();
 
         // Slope-aware pelvis (TILT-1..6): a rotation of the pelvis, before foot IK so the
         // feet still land.
@@ -431,9 +445,7 @@ impl Character {
                 velocity_world: self.output.actual_velocity_world,
                 grounded: self.output.vars.is_grounded,
                 dt_s,
-                contact_curve: self
-                    .contact_curves
-                    .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id))),
+                contact_curve: self.foot_contact,
                 lod_weight,
                 probe_feet,
                 landing_in_s,
@@ -601,6 +613,14 @@ impl Character {
         self.foot_ik_output().is_some_and(|o| o.no_support_ahead)
     }
 
+    /// Each foot's contact weight of the last tick (0..1; left, right): the animation's
+    /// `FootContact_*` curves as blended, counting only while the animated foot is down.
+    /// NaN when the graph has no contact curves. Foot IK, landing timing and the lab's
+    /// stance all read this.
+    pub fn foot_contact(&self) -> [f32; 2] {
+        self.foot_contact
+    }
+
     /// The animated feet of the last tick (model space, before IK).
     pub fn animated_feet(&self) -> &[AnimatedFoot; 2] {
         &self.animated_feet
@@ -662,12 +682,13 @@ impl Character {
         };
         self.phase_last = Some((sampled.clip, phase));
         let rate = self.phase_rate_per_s;
-        self.contact_curves.map(|id| {
-            let Some(id) = id else {
+        let contact = self.foot_contact;
+        [0, 1].map(|i| {
+            let Some(id) = self.contact_curves[i] else {
                 return f32::NAN;
             };
-            // In contact by the same blended curve foot IK reads.
-            if self.graph.curve(id) >= 0.5 {
+            // In contact by the same contact foot IK reads.
+            if contact[i] >= 0.5 {
                 return 0.0;
             }
             if rate.is_nan() || rate <= 0.0 {
@@ -942,8 +963,6 @@ mod tests {
         // Walking and running down the 12 m flat lane, timed after the start-up.
         for (speed, ticks) in [(0.5f32, 300), (1.0, 150)] {
             let mut c = mannequin_on(&course, "flat");
-            let ids =
-                ["FootContact_L", "FootContact_R"].map(|n| c.graph().asset().curve_id(n).unwrap());
             let intent = Intent {
                 move_world: glam::Vec2::new(0.0, speed),
                 ..Intent::IDLE
@@ -954,7 +973,7 @@ mod tests {
                 c.tick(dt, &intent, &world).unwrap();
                 if tick >= 60 {
                     predicted.push(c.landing_in_s());
-                    contact.push(ids.map(|id| c.graph().curve(id) >= 0.5));
+                    contact.push(c.foot_contact().map(|w| w >= 0.5));
                 }
             }
             let mut checked = 0;

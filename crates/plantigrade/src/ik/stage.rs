@@ -56,6 +56,14 @@ pub struct FootIkConfig {
     pub contact_speed_threshold_m_s: f32,
     /// Time to ease the contact weight between 0 and 1 (s; IK-5: 0.05–0.1).
     pub contact_ease_s: f32,
+    /// IK-5 with the pose's help: a contact curve counts only while the animated foot is
+    /// down. With its lower sole point (model space, before tilt) this high or lower (m)
+    /// the curve's value stands; from [`FootIkConfig::contact_lift_none_m`] up the foot is
+    /// in the air. In a crossfade the blended curve can say "planted" for a foot the
+    /// blended pose is already lifting: an idle-to-run start pushes off at contact 0.6
+    /// with the ball 10 cm up.
+    pub contact_lift_full_m: f32,
+    pub contact_lift_none_m: f32,
     /// Time to ease the IK in and out (landing, take-off, mode changes) (s).
     pub weight_ease_s: f32,
     /// Time to fade the IK out after every probe missed (IK-3) (s).
@@ -98,6 +106,8 @@ impl Default for FootIkConfig {
             contact_smoothing_per_s: 30.0,
             contact_speed_threshold_m_s: 0.35,
             contact_ease_s: 0.08,
+            contact_lift_full_m: 0.01,
+            contact_lift_none_m: 0.04,
             weight_ease_s: 0.1,
             miss_fade_s: 0.25,
             max_placement_m: 0.15,
@@ -242,6 +252,22 @@ pub struct AnimatedFoot {
     pub heel_model: Vec3,
     pub ball_model: Vec3,
     pub rotation_model: Quat,
+}
+
+impl AnimatedFoot {
+    /// The contact a curve value stands for with this foot's pose: the curve's value while
+    /// the lower sole point is down, fading to 0 as it lifts (see
+    /// [`FootIkConfig::contact_lift_full_m`]). NaN (no curve) stays NaN.
+    pub fn gated_contact(&self, curve: f32, config: &FootIkConfig) -> f32 {
+        let lift_m = self.heel_model.y.min(self.ball_model.y);
+        let span_m = config.contact_lift_none_m - config.contact_lift_full_m;
+        let down = if span_m > 0.0 && lift_m.is_finite() {
+            1.0 - smoothstep(((lift_m - config.contact_lift_full_m) / span_m).clamp(0.0, 1.0))
+        } else {
+            1.0
+        };
+        curve * down
+    }
 }
 
 /// What the stage needs from the rest of the tick.
@@ -693,7 +719,14 @@ impl FootIk {
                     state.placement_world = wanted.clamp_length_max(config.max_placement_m);
                 }
             }
-            let placement_rate = 1.0 - (-config.swing_smoothing_per_s * dt_s).exp();
+            // Like the plane, a placement found late in the swing must be in by touch-down:
+            // a foot set down short of it is nudged onto its tread on landing, a visible pop.
+            let mut placement_per_s = config.swing_smoothing_per_s;
+            let landing_in_s = input.landing_in_s[i];
+            if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
+                placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+            }
+            let placement_rate = 1.0 - (-placement_per_s * dt_s).exp();
             state.placement_applied_world +=
                 (state.placement_world - state.placement_applied_world) * placement_rate;
             out.feet[i] = FootReport {
@@ -1363,6 +1396,31 @@ mod tests {
     use crate::mannequin::Mannequin;
     use crate::world::testing::HeightWorld;
     use crate::world::{QueryFilter, World};
+
+    #[test]
+    fn contact_counts_only_while_the_animated_foot_is_down() {
+        let config = FootIkConfig::default();
+        let at = |lift_m: f32| AnimatedFoot {
+            heel_model: Vec3::new(0.0, lift_m + 0.05, -0.05),
+            ball_model: Vec3::new(0.0, lift_m, 0.15),
+            ..AnimatedFoot::default()
+        };
+        // Down (or a hair up): the curve's value stands.
+        assert_eq!(at(0.0).gated_contact(0.8, &config), 0.8);
+        assert_eq!(
+            at(config.contact_lift_full_m).gated_contact(0.8, &config),
+            0.8
+        );
+        // Halfway: faded; the lower sole point counts, not the heel.
+        let half = 0.5 * (config.contact_lift_full_m + config.contact_lift_none_m);
+        let faded = at(half).gated_contact(1.0, &config);
+        assert!((faded - 0.5).abs() < 1e-4, "{faded}");
+        // A blend lifting the foot 10 cm is in the air, whatever the curve says.
+        assert_eq!(at(0.10).gated_contact(0.6, &config), 0.0);
+        // No curve stays no curve; a sunk foot is down.
+        assert!(at(0.0).gated_contact(f32::NAN, &config).is_nan());
+        assert_eq!(at(-0.03).gated_contact(1.0, &config), 1.0);
+    }
 
     /// Ground at `left_m` for x > 0 (the character's left at yaw 0), `right_m` for x ≤ 0;
     /// `None` is a hole.
