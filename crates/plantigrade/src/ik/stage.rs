@@ -738,7 +738,7 @@ impl FootIk {
                 ankle_target_world: ankle_anim_world,
                 ..FootReport::default()
             };
-            let Some(plane) = state.plane else {
+            let Some(mut plane) = state.plane else {
                 continue;
             };
             let alpha = self.weight * state.support * input.lod_weight.clamp(0.0, 1.0);
@@ -814,6 +814,15 @@ impl FootIk {
                         state.settle_pending = false;
                         state.replant = true;
                         landed_now = true;
+                        // It stands on that tread from this tick on: set down on the
+                        // plane it left, a ball moved onto the higher tread is in the step.
+                        let toward_toe =
+                            shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
+                        if let Some(tread) = tread_plane(&result, toward_toe) {
+                            plane = tread;
+                            state.plane = Some(tread);
+                            state.second_plane = None;
+                        }
                         pinned + shift
                     }
                     _ => pinned,
