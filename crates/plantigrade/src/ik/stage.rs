@@ -647,10 +647,14 @@ impl FootIk {
                         // A swinging foot that will be set down on one tread of a step
                         // takes that tread's plane, not the higher one: a toe probe a
                         // hair past the next riser must not lift the whole foot a step.
+                        // A foot the lock already has stands where it is (its heel may hang
+                        // off a step up): the higher tread holds it.
                         let mut plane = plane;
-                        if let (SupportSource::Edge, true, Some(shift)) =
-                            (source, state.contact < 0.5, tread_shift(&result, &config))
-                        {
+                        if let (SupportSource::Edge, true, Some(shift)) = (
+                            source,
+                            state.contact < 0.5 && !state.lock.is_locked(),
+                            tread_shift(&result, &config, state.placement_applied_world),
+                        ) {
                             let toward_toe =
                                 shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
                             if let Some(side) = tread_plane(&result, toward_toe) {
@@ -710,13 +714,16 @@ impl FootIk {
                 state.swing_time_s += dt_s;
             }
             state.planted = planted_now;
-            if !planted_now && result.ran {
-                if let (Some(SupportSource::Edge), Some(shift)) =
-                    (state.source, tread_shift(&result, &config))
-                {
+            // Only in the air: once the lock has the foot (it pins on the curve's own
+            // rise, before the eased contact reaches 0.5) probes cast where the animation
+            // carries on would pull it off the tread it landed on.
+            if !planted_now && !state.lock.is_locked() && result.ran {
+                if let (Some(SupportSource::Edge), Some(shift)) = (
+                    state.source,
+                    tread_shift(&result, &config, state.placement_applied_world),
+                ) {
                     // The probes were cast with the applied placement, not the wanted one.
-                    let wanted = state.placement_applied_world + shift;
-                    state.placement_world = wanted.clamp_length_max(config.max_placement_m);
+                    state.placement_world = state.placement_applied_world + shift;
                 }
             }
             // Like the plane, a placement found late in the swing must be in by touch-down:
@@ -804,11 +811,19 @@ impl FootIk {
                     || (state.settle_pending && under_foot && toe_overhangs);
                 if landed {
                     state.settle_pending = true;
+                    // The first probes where it stands give its plane outright: eased in
+                    // at the stance rate, a tread a few cm off would hold the sole in it
+                    // (or above it) for several ticks.
+                    state.replant = true;
                 }
                 if under_foot && !landed {
                     state.settle_pending = false;
                 }
-                match (settle_now, state.source, tread_shift(&result, &config)) {
+                match (
+                    settle_now,
+                    state.source,
+                    tread_shift(&result, &config, Vec2::ZERO),
+                ) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
                         state.settle_pending = false;
@@ -1229,9 +1244,17 @@ fn roll_onto_ball(
 }
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
-/// foot (world xz) that puts it fully on one side, the shorter way, with the margin; `None`
-/// without a located step edge or with placement off.
-fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> {
+/// foot (world xz) that puts it fully on one side, with the margin; `None` without a
+/// located step edge or with placement off. The shorter way, unless that would take the
+/// foot's whole placement (`placed_world`, already in the probes, plus the move) past
+/// [`FootIkConfig::max_placement_m`] while the other way stays within it: a foot already
+/// moved forward most of the limit is not pushed against it (and set down across the
+/// edge) when going back onto the other tread fits.
+fn tread_shift(
+    result: &FootProbeResult,
+    config: &FootIkConfig,
+    placed_world: Vec2,
+) -> Option<Vec2> {
     if config.max_placement_m <= 0.0 {
         return None;
     }
@@ -1246,14 +1269,22 @@ fn tread_shift(result: &FootProbeResult, config: &FootIkConfig) -> Option<Vec2> 
     let length = along.length();
     let dir = along.try_normalize()?;
     let edge = f * length;
-    let forward = edge + config.placement_margin_m;
-    let backward = -(length - edge + config.placement_margin_m);
-    let shift = if forward.abs() <= backward.abs() {
-        forward
+    let forward = dir * (edge + config.placement_margin_m);
+    let backward = -dir * (length - edge + config.placement_margin_m);
+    let fits = |shift: Vec2| (placed_world + shift).length() <= config.max_placement_m;
+    let (shorter, longer) = if forward.length() <= backward.length() {
+        (forward, backward)
     } else {
-        backward
+        (backward, forward)
     };
-    Some((dir * shift).clamp_length_max(config.max_placement_m))
+    let shift = if !fits(shorter) && fits(longer) {
+        longer
+    } else {
+        shorter
+    };
+    // Within the limit as a whole placement, not only as this move.
+    let limited = (placed_world + shift).clamp_length_max(config.max_placement_m);
+    Some(limited - placed_world)
 }
 
 /// A swinging sole's ground (m) at `swing_progress` (0 lift-off … 1 touch-down): from
