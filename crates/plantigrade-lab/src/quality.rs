@@ -20,6 +20,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use glam::{DQuat, DVec3, Quat, Vec2, Vec3};
+use plantigrade::clip_analysis::GROUND_SKID_HEIGHT_M;
 use serde::{Deserialize, Serialize};
 
 /// Contact-curve value at and above which a foot is in stance (SPEC §6).
@@ -36,6 +37,10 @@ pub const SKATE_HEIGHT_MAX_M: f32 = 0.05;
 pub const SKATE_SPEED_MIN_M_PER_S: f32 = 0.5;
 /// Width of the moving average the skate speed must also exceed (QUAL-4, GMD's 5 frames).
 pub const SKATE_WINDOW_FRAMES: usize = 5;
+/// A footfall on a step: heel and ball ground within this of each other (m)...
+const STEP_LANDING_LEVEL_M: f32 = 0.01;
+/// ...at least this far up or down from the same foot's last landing (m).
+const STEP_LANDING_RISE_M: f32 = 0.05;
 /// Ground truth that moves less than this from where it settled is "steady" (QUAL-6).
 pub const STEADY_TRUTH_TOLERANCE_DEG: f32 = 1.0;
 /// Default time the ground truth must hold steady before tilt is judged (QUAL-6).
@@ -155,6 +160,15 @@ pub struct FootQuality {
     pub ground_skid_max_cm: f32,
     /// Footfalls counted by the ground skid (both feet).
     pub footfalls: u64,
+    /// Footfalls onto a step: level ground under heel and ball (within 1 cm of each other)
+    /// at a height 5 cm or more from where the same foot last landed (a tread up or down a
+    /// flight; not a ramp, whose ground is not level under the foot).
+    pub step_landings: u64,
+    /// Of those, the ones that touched down forefoot first: the ball within 1 cm of the
+    /// ground with the heel still more than 1 cm higher than the ball (item 8 of the
+    /// motion issue: people land forefoot first on stairs, up and down).
+    #[serde(default)]
+    pub step_landings_forefoot: u64,
     /// QUAL-5, RMS over both ankles of `‖p(t+3) − 3p(t+2) + 3p(t+1) − p(t)‖·f³` (m/s³).
     pub foot_jerk_rms: f32,
     /// QUAL-5, the same on the pelvis position (m/s³).
@@ -670,11 +684,29 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         }
     }
 
-    // QUAL-4 ground skid, per footfall.
+    // QUAL-4 ground skid, per footfall; and which part of the foot lands first on a step.
     let mut skid_m = MeanMax::default();
+    let (mut step_landings, mut forefoot_first) = (0u64, 0u64);
     for foot in 0..2 {
+        let mut last_landing_m: Option<f32> = None;
         for fall in footfalls(samples, foot) {
             skid_m.push(f64::from(fall.skid_m));
+            let sample = &samples[fall.start].feet[foot];
+            let (Some(ground_heel), Some(ground_ball)) =
+                (sample.ground_under_heel_m, sample.ground_under_ball_m)
+            else {
+                last_landing_m = None;
+                continue;
+            };
+            let level = (ground_heel - ground_ball).abs() <= STEP_LANDING_LEVEL_M;
+            let stepped = last_landing_m
+                .is_some_and(|last| (ground_ball - last).abs() >= STEP_LANDING_RISE_M);
+            if level && stepped {
+                step_landings += 1;
+                let heel_up = sample.heel_world.y - sample.ball_world.y;
+                forefoot_first += u64::from(heel_up > GROUND_SKID_HEIGHT_M);
+            }
+            last_landing_m = Some(ground_ball);
         }
     }
 
@@ -713,6 +745,8 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality.ground_skid_mean_cm = to_f32(skid_m.mean() * 100.0);
     quality.ground_skid_max_cm = to_f32(skid_m.max * 100.0);
     quality.footfalls = skid_m.count;
+    quality.step_landings = step_landings;
+    quality.step_landings_forefoot = forefoot_first;
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
     quality

@@ -1331,6 +1331,9 @@ fn add_tilt_checks(
     Ok(())
 }
 
+/// On stairs, at least this share of the footfalls onto a tread touch down ball first.
+const FOREFOOT_FIRST_MIN_SHARE: f32 = 0.8;
+
 /// QUAL-4 ground skid on every predictive run: mean ≤ 2 cm and worst ≤ 5 cm per footfall,
 /// pivots, stops and landings included. Against the 50° slope the capsule itself slides
 /// back down with the feet on it: measured, not gated.
@@ -1549,6 +1552,22 @@ fn add_foot_checks(results: &mut [ScenarioResult]) {
             format!("{:.3} (≤ 0.02, all frames, swing included)", f.skate_ratio),
         ));
         if stairs {
+            // People land forefoot first on stairs, up and down (the motion issue, item 8).
+            let share = if f.step_landings == 0 {
+                0.0
+            } else {
+                f.step_landings_forefoot as f32 / f.step_landings as f32
+            };
+            checks.push(Check::new(
+                "forefoot_first_on_steps",
+                share >= FOREFOOT_FIRST_MIN_SHARE,
+                format!(
+                    "{} of {} footfalls onto a tread ball first (≥ {:.0} %)",
+                    f.step_landings_forefoot,
+                    f.step_landings,
+                    100.0 * FOREFOOT_FIRST_MIN_SHARE
+                ),
+            ));
             if let Some((_, c)) = classic.iter().find(|(n, _)| *n == r.name) {
                 let pen_ok = f.penetration_max_mm <= 0.6 * c.penetration_max_mm;
                 checks.push(Check::target(

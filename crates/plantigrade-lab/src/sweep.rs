@@ -37,11 +37,12 @@ pub struct SweepRow {
 }
 
 /// The checks shown as columns (check name, header), in order.
-const COLUMNS: [(&str, &str); 5] = [
+const COLUMNS: [(&str, &str); 6] = [
     ("penetration_max", "pen max"),
     ("float_p95", "float p95"),
     ("planted_drift_mean", "drift mean"),
     ("skate_ratio_stance", "stance skate"),
+    ("forefoot_first_on_steps", "forefoot"),
     ("beats_classic_penetration", "vs classic"),
 ];
 

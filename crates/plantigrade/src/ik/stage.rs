@@ -87,6 +87,13 @@ pub struct FootIkConfig {
     /// curves; without them, or off, the IK-1 look-ahead is where the probes go (the
     /// pelvis still comes down ahead of a landing the clips say it could not reach).
     pub landing_from_clips: bool,
+    /// On stairs, up and down, people land forefoot first: a foot swinging onto another
+    /// tread (level ground 5 cm or more above or below where it lifted off) is pitched
+    /// toes-down over the second half of the swing so its sole meets the tread at least
+    /// this steeply (rad), then lowers its heel about the planted ball over
+    /// `stair_heel_lower_s`. 0 turns it off.
+    pub stair_toe_down_rad: f32,
+    pub stair_heel_lower_s: f32,
     /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
     pub foot_max_pitch_rad: f32,
     pub foot_max_roll_rad: f32,
@@ -115,6 +122,8 @@ impl Default for FootIkConfig {
             release_step_height_m: 0.06,
             max_reach_roll_rad: 40f32.to_radians(),
             landing_from_clips: true,
+            stair_toe_down_rad: 15f32.to_radians(),
+            stair_heel_lower_s: 0.15,
             foot_max_pitch_rad: 45f32.to_radians(),
             foot_max_roll_rad: 25f32.to_radians(),
             soften: 0.99,
@@ -375,6 +384,12 @@ struct FootState {
     /// The last probes found the landing far below the body's ground (past an edge beside
     /// it, or a step or a ledge ahead): the next probe also checks the body's line.
     landing_low: bool,
+    /// Height of the ground under the ball when this swing lifted off (m), to tell a swing
+    /// onto another tread of a flight from one along the level.
+    liftoff_height_m: Option<f32>,
+    /// How much of the forefoot-first pitch the foot has (0..1): in over the end of a
+    /// swing onto a step, out as the heel comes down after touch-down.
+    stair_pitch_w: f32,
 }
 
 impl FootState {
@@ -706,6 +721,8 @@ impl FootIk {
             if state.planted && !planted_now {
                 state.placement_world = Vec2::ZERO;
                 state.swing_time_s = 0.0;
+                let ball = ball_xz[i];
+                state.liftoff_height_m = state.plane.map(|p| p.height_at(ball.x, ball.y));
             }
             if planted_now && !state.planted && state.swing_time_s > 0.0 {
                 state.last_swing_s = state.swing_time_s;
@@ -847,6 +864,8 @@ impl FootIk {
             // (its heel would otherwise sweep the floor about the ball), and turns back
             // with its release. Yawed first, then aligned, so its sole stays on the plane.
             let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(yaw));
+            let align =
+                align * stair_pitch(state, anim, &plane, input.landing_in_s[i], &config, dt_s);
             let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
             let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
             let xz = anchored_ball_xz - ball_offset_xz;
@@ -1241,6 +1260,65 @@ fn roll_onto_ball(
     (best > 0.0)
         .then(|| rolled(best))
         .filter(|(r, a)| r.is_finite() && a.is_finite())
+}
+
+/// Ground this much higher or lower than at lift-off makes a swing one onto another tread
+/// (m), for the forefoot-first pitch.
+const STAIR_STEP_MIN_M: f32 = 0.05;
+/// A tread is level: its plane's normal within this of vertical (cos of 10°).
+const STAIR_TREAD_MIN_UP: f32 = 0.985;
+
+/// The forefoot-first pitch of a foot on stairs (see [`FootIkConfig::stair_toe_down_rad`]),
+/// as a rotation about the character's lateral axis (model space, toes down), and its
+/// weight brought up to date in `state`: in over the second half of a swing whose landing
+/// (the support plane at the ball's landing probe) is a level tread
+/// [`STAIR_STEP_MIN_M`] or more above or below where it lifted off, out over
+/// `stair_heel_lower_s` once the lock has the foot (the heel lowers about the ball).
+fn stair_pitch(
+    state: &mut FootState,
+    anim: AnimatedFoot,
+    plane: &SupportPlane,
+    landing_in_s: f32,
+    config: &FootIkConfig,
+    dt_s: f32,
+) -> Quat {
+    if config.stair_toe_down_rad <= 0.0 || dt_s.is_nan() || dt_s < 0.0 {
+        state.stair_pitch_w = 0.0;
+        return Quat::IDENTITY;
+    }
+    if state.lock.is_locked() || state.contact >= 0.5 {
+        let rate = if config.stair_heel_lower_s > 0.0 {
+            dt_s / config.stair_heel_lower_s
+        } else {
+            1.0
+        };
+        state.stair_pitch_w = (state.stair_pitch_w - rate).max(0.0);
+    } else {
+        let landing = state.last_probe.toe_probe_xz;
+        let onto_step = state.liftoff_height_m.is_some_and(|liftoff| {
+            let rise = plane.height_at(landing.x, landing.y) - liftoff;
+            rise.abs() >= STAIR_STEP_MIN_M && plane.normal_world.y >= STAIR_TREAD_MIN_UP
+        });
+        let progress = if landing_in_s.is_finite() && landing_in_s >= 0.0 {
+            state.swing_time_s / (state.swing_time_s + landing_in_s).max(1e-6)
+        } else {
+            0.0
+        };
+        state.stair_pitch_w = if onto_step {
+            smoothstep(((progress - 0.5) / 0.5).clamp(0.0, 1.0))
+        } else {
+            0.0
+        };
+    }
+    if state.stair_pitch_w <= 0.0 {
+        return Quat::IDENTITY;
+    }
+    // The animation's own pitch (toes down positive): a heel strike needs more turning.
+    let sole = anim.ball_model - anim.heel_model;
+    let along = Vec2::new(sole.x, sole.z).length();
+    let anim_toe_down_rad = (-sole.y).atan2(along);
+    let extra_rad = (config.stair_toe_down_rad - anim_toe_down_rad).max(0.0);
+    Quat::from_rotation_x(state.stair_pitch_w * extra_rad)
 }
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
@@ -1970,6 +2048,57 @@ mod tests {
         for w in heights.windows(2) {
             assert!(w[1] - w[0] < 0.08, "{heights:?}");
         }
+    }
+
+    #[test]
+    fn a_foot_swinging_onto_a_step_lands_ball_first_then_lowers_its_heel() {
+        // As above, but with the flat Idle foot: over the second half of the swing the
+        // foot pitches toes-down, so its ball meets the 25 cm step before its heel; planted,
+        // the heel comes down about the ball within `stair_heel_lower_s`.
+        let heel_above_ball = |toe_down_rad: f32| {
+            let mut r = rig(FootIkMode::Predictive);
+            r.ik.config.stair_toe_down_rad = toe_down_rad;
+            let world = step_world(0.3, 0.25);
+            let planted = input(Vec3::ZERO, 1.0);
+            for _ in 0..10 {
+                tick(&mut r, &world, &planted);
+            }
+            let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+            let dt = 1.0 / 60.0;
+            let mut swinging = planted;
+            for k in 0..24 {
+                swinging = planted;
+                swinging.contact_curve[1] = 0.0;
+                swinging.landing_in_s[1] = 0.4 - k as f32 * dt;
+                swinging.landing_feet_model[1] = Some(landing);
+                swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
+                tick(&mut r, &world, &swinging);
+            }
+            let (heel, ball) = sole_points(&r, 1);
+            let at_touch_down = heel.y - ball.y;
+            // Planted for 0.3 s (twice the heel's time) where it landed.
+            let mut landed = swinging;
+            landed.contact_curve[1] = 1.0;
+            landed.landing_in_s[1] = 0.0;
+            for _ in 0..18 {
+                tick(&mut r, &world, &landed);
+            }
+            let (heel, ball) = sole_points(&r, 1);
+            (at_touch_down, heel.y - ball.y)
+        };
+        let (touch_down, planted) = heel_above_ball(15f32.to_radians());
+        // A 0.2 m sole at 15°: the heel 5 cm above the ball.
+        assert!(touch_down > 0.04, "heel {touch_down} m above the ball");
+        assert!(
+            planted.abs() < 0.005,
+            "heel {planted} m above the ball, planted"
+        );
+        // Off: the Idle foot comes down flat.
+        let (touch_down, _) = heel_above_ball(0.0);
+        assert!(
+            touch_down.abs() < 0.005,
+            "heel {touch_down} m above the ball, off"
+        );
     }
 
     #[test]
