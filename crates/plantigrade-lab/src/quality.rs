@@ -169,6 +169,16 @@ pub struct FootQuality {
     /// motion issue: people land forefoot first on stairs, up and down).
     #[serde(default)]
     pub step_landings_forefoot: u64,
+    /// Stances (as the planted drift counts them) across a step edge at mid-stance, the
+    /// ground under the ball more than 1 cm below the ground under the heel: toes hanging
+    /// over a nosing, the sole not on one tread.
+    #[serde(default)]
+    pub stances_toes_over_edge: u64,
+    /// The other way across an edge: the ball on the higher tread and the heel hanging
+    /// over the lower one, as a foot running up a flight stands on its forefoot. Counted,
+    /// not a fault.
+    #[serde(default)]
+    pub stances_heel_over_edge: u64,
     /// QUAL-5, RMS over both ankles of `‖p(t+3) − 3p(t+2) + 3p(t+1) − p(t)‖·f³` (m/s³).
     pub foot_jerk_rms: f32,
     /// QUAL-5, the same on the pelvis position (m/s³).
@@ -639,8 +649,14 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         }
     }
     let mut drift_m = MeanMax::default();
+    let (mut toes_over, mut heel_over) = (0u64, 0u64);
     for stance in stance_drifts(samples, hz) {
         drift_m.push(stance.drift_m);
+        let mid = &samples[stance.start + stance.ticks / 2].feet[stance.foot];
+        if let (Some(heel), Some(ball)) = (mid.ground_under_heel_m, mid.ground_under_ball_m) {
+            toes_over += u64::from(heel - ball > STEP_LANDING_LEVEL_M);
+            heel_over += u64::from(ball - heel > STEP_LANDING_LEVEL_M);
+        }
     }
 
     // QUAL-4: per foot, interval speeds then the moving-average test.
@@ -746,6 +762,8 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality.ground_skid_max_cm = to_f32(skid_m.max * 100.0);
     quality.footfalls = skid_m.count;
     quality.step_landings = step_landings;
+    quality.stances_toes_over_edge = toes_over;
+    quality.stances_heel_over_edge = heel_over;
     quality.step_landings_forefoot = forefoot_first;
     quality.foot_jerk_rms = to_f32(foot_jerk.rms());
     quality.pelvis_jerk_rms = to_f32(pelvis_jerk.rms());
@@ -1194,6 +1212,51 @@ mod tests {
         assert_close(q.penetration_mean_mm, 1.5, 1e-4, "depth mean");
         assert_close(q.penetration_vertical_max_mm, 200.0, 1e-3, "vertical max");
         assert_close(q.penetration_vertical_mean_mm, 100.0, 1e-3, "vertical mean");
+    }
+
+    #[test]
+    fn step_footfalls_and_stances_across_an_edge_are_told_apart() {
+        // The left foot lands three times: on the floor, then ball first on a tread 0.2 m
+        // up, then heel first on the next tread; the right foot stands once with its toes
+        // over a nosing and once with its heel off a step up.
+        let mut samples = Vec::new();
+        let mut push = |n: usize, left: FootSample, right: FootSample| {
+            for _ in 0..n {
+                let mut s = tick(samples.len(), HZ);
+                s.feet = [left, right];
+                samples.push(s);
+            }
+        };
+        let mut air = foot_at(0.1, 0.3, 0.0);
+        air.contact = 0.0;
+        air.ground_under_heel_m = None;
+        air.ground_under_ball_m = None;
+        let on = |y: f32| {
+            let mut f = foot_at(0.1, y, 0.0);
+            f.ground_under_heel_m = Some(y);
+            f.ground_under_ball_m = Some(y);
+            f
+        };
+        let mut toes_over = foot_at(-0.1, 0.2, 0.0);
+        (toes_over.ground_under_heel_m, toes_over.ground_under_ball_m) = (Some(0.2), Some(0.0));
+        let mut heel_over = foot_at(-0.1, 0.2, 0.0);
+        (heel_over.ground_under_heel_m, heel_over.ground_under_ball_m) = (Some(0.0), Some(0.2));
+        let mut ball_first = on(0.2);
+        ball_first.heel_world.y += 0.02;
+        let mut heel_first = on(0.4);
+        heel_first.ball_world.y += 0.02;
+        push(10, on(0.0), toes_over);
+        push(5, air, air);
+        push(1, ball_first, air);
+        push(10, on(0.2), heel_over);
+        push(5, air, air);
+        push(1, heel_first, air);
+        push(10, on(0.4), air);
+        let q = foot_quality(&samples, HZ);
+        assert_eq!(q.step_landings, 2, "{q:?}");
+        assert_eq!(q.step_landings_forefoot, 1, "{q:?}");
+        assert_eq!(q.stances_toes_over_edge, 1, "{q:?}");
+        assert_eq!(q.stances_heel_over_edge, 1, "{q:?}");
     }
 
     #[test]

@@ -1568,6 +1568,17 @@ fn add_foot_checks(results: &mut [ScenarioResult]) {
                     100.0 * FOREFOOT_FIRST_MIN_SHARE
                 ),
             ));
+            // Each footfall on one tread (item 8): never the toes over a nosing. A heel
+            // hanging off a step up, the ball on the tread, is how a runner climbs.
+            checks.push(Check::new(
+                "sole_on_tread",
+                f.stances_toes_over_edge == 0,
+                format!(
+                    "{} of {} stances with the toes over a step edge at mid-stance (0); {} \
+                     with the heel hanging off a step up",
+                    f.stances_toes_over_edge, f.stances, f.stances_heel_over_edge
+                ),
+            ));
             if let Some((_, c)) = classic.iter().find(|(n, _)| *n == r.name) {
                 let pen_ok = f.penetration_max_mm <= 0.6 * c.penetration_max_mm;
                 checks.push(Check::target(

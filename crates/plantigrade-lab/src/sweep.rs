@@ -37,12 +37,13 @@ pub struct SweepRow {
 }
 
 /// The checks shown as columns (check name, header), in order.
-const COLUMNS: [(&str, &str); 6] = [
+const COLUMNS: [(&str, &str); 7] = [
     ("penetration_max", "pen max"),
     ("float_p95", "float p95"),
     ("planted_drift_mean", "drift mean"),
     ("skate_ratio_stance", "stance skate"),
     ("forefoot_first_on_steps", "forefoot"),
+    ("sole_on_tread", "on tread"),
     ("beats_classic_penetration", "vs classic"),
 ];
 
