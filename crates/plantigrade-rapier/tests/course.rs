@@ -499,6 +499,42 @@ fn drops_off_ledges_instead_of_snapping() {
 }
 
 #[test]
+fn falls_off_a_ledge_at_every_rate_without_a_snap() {
+    // Sliding down the ledge's side, rapier counted the capsule grounded and snapped it to
+    // the floor: 0.30 m in one tick at 144 Hz. A fall from 0.5 m never goes faster than
+    // sqrt(2 g h) = 3.13 m/s, so no tick drops more than that for a tick, plus 1 cm.
+    let (course, mut world) = setup();
+    let section = course.section("ledge_0_5m").unwrap();
+    for hz in [30.0f32, 60.0, 144.0] {
+        let dt_s = 1.0 / hz;
+        let ticks = walk_at(
+            &mut world,
+            None,
+            STAND,
+            section.spawn_world,
+            section.direction_world,
+            WALK_M_S,
+            4.0,
+            dt_s,
+        );
+        let limit = (2.0 * GRAVITY_M_S2 * 0.5).sqrt() * dt_s + 0.01;
+        let worst = ticks
+            .iter()
+            .map(|t| -t.result.translation.y)
+            .fold(0.0f32, f32::max);
+        assert!(
+            worst <= limit,
+            "{hz} Hz: dropped {worst} m in a tick (limit {limit})"
+        );
+        let last = ticks.last().unwrap();
+        assert!(
+            last.feet.y.abs() < 0.03 && last.result.grounded,
+            "{hz} Hz: {last:?}"
+        );
+    }
+}
+
+#[test]
 fn stays_on_the_beam_and_falls_beside_it() {
     let (course, mut world) = setup();
     let ticks = walk_section(&course, &mut world, "beam", 6.0);
