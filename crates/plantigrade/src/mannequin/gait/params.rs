@@ -24,9 +24,9 @@ pub(in crate::mannequin) struct GaitParams {
     /// through `stance_frames` frames later, so sampled at 60 Hz `stance_frames + 1`
     /// samples of each cycle are planted.
     pub stance_frames: usize,
-    /// Keys per frame: 1 keys at 60 Hz; runs key at 120 Hz and the sprint at 180 Hz, so a
-    /// planted foot, which sweeps far under the hip between two keys, stays on the ground
-    /// (within half a millimetre) between them too.
+    /// Keys per frame: walks and runs key at 120 Hz and the sprint at 180 Hz, so a planted
+    /// foot, which sweeps far under the hip between two keys, stays on the ground (within
+    /// half a millimetre) between them too, sampled at any rate (144 Hz as well).
     pub keys_per_frame: usize,
     /// Deepest pelvis dip the reach fit may add to the designed bob (m).
     pub max_dip_m: f32,
