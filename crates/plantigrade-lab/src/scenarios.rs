@@ -1413,8 +1413,9 @@ fn add_tilt_checks(
 /// QUAL-4 ground skid on every predictive run: mean ≤ 2 cm and worst ≤ 5 cm per footfall,
 /// pivots, stops and landings included. Against the 50° slope the capsule itself slides
 /// back down with the feet on it: measured, not gated. Walking up the stairs into the
-/// ramp, one footfall near the foot of the flight skids 6.6 cm at 60 Hz (issue 14, item 9;
-/// the foot IK's placement, not the course): measured, not gated, until the IK meets it.
+/// ramp, the right ball lands on the third tread and slides 5.5 cm along it before the
+/// lock takes (60 Hz; issue 14, item 9; the foot IK's touch-down, not the course):
+/// measured, not gated, until the IK meets it.
 fn add_skid_checks(results: &mut [ScenarioResult]) {
     for r in results.iter_mut() {
         if r.mode != FootIkMode::Predictive.name() || r.tilt != "on" {
