@@ -9,7 +9,7 @@ use super::{Course, Primitive, Role, Section, Shape};
 pub const SECTION_SPACING_M: f32 = 6.0;
 
 /// Names of the default course's sections, in lane order (section `i` at `x = i · 6`).
-pub const SECTION_NAMES: [&str; 18] = [
+pub const SECTION_NAMES: [&str; 21] = [
     "flat",
     "stairs_15cm",
     "stairs_20cm",
@@ -28,6 +28,9 @@ pub const SECTION_NAMES: [&str; 18] = [
     "ledge_3m",
     "beam_narrow",
     "beam_inclined",
+    "ramp_stairs",
+    "stairs_ramp",
+    "rolling_bumps",
 ];
 
 /// Half width (m) of every section (across the lane).
@@ -45,6 +48,12 @@ const LANDING_M: f32 = 2.0;
 /// Ramps: rise and top platform length (m).
 const RAMP_RISE_M: f32 = 1.5;
 const RAMP_PLATFORM_M: f32 = 2.0;
+/// Junctions (ramp meets stairs): the ramps' angle and rise, the flights' step count and
+/// riser. Stairs are the usual 0.28 m treads; an 18° ramp is a steep but common one.
+const JUNCTION_RAMP_DEG: f32 = 18.0;
+const JUNCTION_RAMP_RISE_M: f32 = 0.6;
+const JUNCTION_STEPS: u32 = 5;
+const JUNCTION_RISER_M: f32 = 0.17;
 
 pub(super) fn build() -> Course {
     let sections = SECTION_NAMES
@@ -71,7 +80,10 @@ pub(super) fn build() -> Course {
                 "ledge_3m" => ledge(x, 3.0),
                 // 12 cm: narrower than the gait's stance, the feet must come in.
                 "beam_narrow" => beam(x, 0.06),
-                _ => beam_inclined(x),
+                "beam_inclined" => beam_inclined(x),
+                "ramp_stairs" => junction(x, true),
+                "stairs_ramp" => junction(x, false),
+                _ => rolling_bumps(x),
             };
             Section {
                 name: (*name).to_string(),
@@ -293,4 +305,125 @@ fn ledge(x: f32, height_m: f32) -> Built {
         ground(slab(x, 0.0, 4.0, 0.0, height_m, HALF_WIDTH_M)),
     ];
     (primitives, height_m, 6.0)
+}
+
+/// Where a ramp meets stairs with no flat between them: up a ramp straight into a flight
+/// of stairs, a landing, then down stairs straight into a ramp (`ramp_first`), or the
+/// other order (stairs up into a ramp up, ramp down into stairs down). Either way one
+/// traverse crosses both junction kinds, one going up and the other going down.
+fn junction(x: f32, ramp_first: bool) -> Built {
+    let ramp_run = JUNCTION_RAMP_RISE_M / JUNCTION_RAMP_DEG.to_radians().tan();
+    let stairs_run = TREAD_M * JUNCTION_STEPS as f32;
+    let stairs_rise = JUNCTION_RISER_M * JUNCTION_STEPS as f32;
+    let top = JUNCTION_RAMP_RISE_M + stairs_rise;
+    // Lengths along the lane and the base height of each piece, going up.
+    let (first_run, second_run) = if ramp_first {
+        (ramp_run, stairs_run)
+    } else {
+        (stairs_run, ramp_run)
+    };
+    let first_top = if ramp_first {
+        JUNCTION_RAMP_RISE_M
+    } else {
+        stairs_rise
+    };
+    let second_start = RUN_UP_M;
+    let second_z = second_start + first_run;
+    let landing_start = second_z + second_run;
+    let down_start = landing_start + LANDING_M;
+    let down_second_end = down_start + second_run;
+    let down_end = down_second_end + first_run;
+    let total = down_end + RUN_UP_M;
+    let wedge = |start_z: f32, start_top: f32, end_top: f32| {
+        ground(Shape::Ramp {
+            center_xz_world: Vec2::new(x, start_z + 0.5 * ramp_run),
+            half_width_m: HALF_WIDTH_M,
+            half_length_m: 0.5 * ramp_run,
+            yaw_deg: 0.0,
+            bottom_y_m: -0.25,
+            start_top_y_m: start_top,
+            end_top_y_m: end_top,
+        })
+    };
+    // A flight from `base_y` up along +Z (yaw 0) or, from the far end, along -Z (yaw 180).
+    let flight = |start_z: f32, base_y: f32, yaw_deg: f32| {
+        ground(Shape::Stairs {
+            start_world: Vec3::new(x, base_y, start_z),
+            yaw_deg,
+            width_m: 2.0 * HALF_WIDTH_M,
+            step_count: JUNCTION_STEPS,
+            riser_m: JUNCTION_RISER_M,
+            tread_m: TREAD_M,
+        })
+    };
+    let mut primitives = vec![
+        floor(x, 0.0, total),
+        ground(slab(x, landing_start, down_start, 0.0, top, HALF_WIDTH_M)),
+    ];
+    if ramp_first {
+        primitives.extend([
+            wedge(second_start, 0.0, first_top),
+            flight(second_z, first_top, 0.0),
+            flight(down_second_end, first_top, 180.0),
+            wedge(down_second_end, first_top, 0.0),
+            // The flights stand on blocks as high as the ramps' tops (steps are solid
+            // only down to their base).
+            ground(slab(
+                x,
+                second_z,
+                landing_start,
+                0.0,
+                first_top,
+                HALF_WIDTH_M,
+            )),
+            ground(slab(
+                x,
+                down_start,
+                down_second_end,
+                0.0,
+                first_top,
+                HALF_WIDTH_M,
+            )),
+        ]);
+    } else {
+        primitives.extend([
+            flight(second_start, 0.0, 0.0),
+            wedge(second_z, first_top, top),
+            wedge(down_start, top, first_top),
+            flight(down_end, 0.0, 180.0),
+        ]);
+    }
+    (primitives, 0.0, down_end + 1.5 - SPAWN_Z_M)
+}
+
+/// Rolling ground: a row of large smooth caps (0.15–0.3 m high, 1.2–1.8 m base radius)
+/// across the lane, some touching and some with floor between, so a walk goes over
+/// crests, down into hollows and across the creases where two caps meet. Each cap is its
+/// own one-cap field just as wide as the cap, which leaves the cap no room to move: it
+/// sits exactly where it is put.
+fn rolling_bumps(x: f32) -> Built {
+    // (z of the centre, height, base radius, sideways shift) per cap (m).
+    const CAPS: [(f32, f32, f32, f32); 5] = [
+        (4.6, 0.20, 1.5, 0.0),
+        (7.4, 0.30, 1.6, 0.3),
+        (10.4, 0.15, 1.2, -0.2),
+        (12.8, 0.35, 1.8, 0.0),
+        (16.0, 0.25, 1.4, -0.3),
+    ];
+    let end_z = 21.0;
+    let mut primitives = vec![floor(x, 0.0, end_z)];
+    for (seed, &(z, height_m, radius_m, shift_m)) in CAPS.iter().enumerate() {
+        primitives.push(ground(Shape::Bumps {
+            center_world: Vec3::new(x + shift_m, 0.0, z),
+            half_size_m: Vec2::splat(radius_m),
+            yaw_deg: 0.0,
+            seed: seed as u64,
+            count: 1,
+            height_min_m: height_m,
+            height_max_m: height_m,
+            radius_min_m: radius_m,
+            radius_max_m: radius_m,
+        }));
+    }
+    (primitives, 0.0, end_z - 2.5 - SPAWN_Z_M)
 }

@@ -2,7 +2,8 @@
 //! lab measures feet against the true surface (SPEC QUAL-1/2), not against a physics mesh.
 //!
 //! A [`Course`] is a list of named [`Section`]s (flat ground, stairs, ramps, a cross-slope,
-//! pebbles, a beam, a gap, a low ceiling, a wall, ledges). Each section carries a spawn
+//! pebbles, a beam, a gap, a low ceiling, a wall, ledges, ramps running into stairs, rolling
+//! bumps). Each section carries a spawn
 //! point, a direction of travel and a length for scenarios, and a list of [`Primitive`]s:
 //! boxes, ramps (wedges), flights of stairs and bump fields, each tagged with a [`Role`]
 //! (walkable [`Role::Ground`] or an [`Role::Obstacle`] such as a wall or a ceiling).
@@ -249,7 +250,7 @@ impl From<CourseProblem> for CourseError {
 }
 
 impl Course {
-    /// The built-in course: sixteen sections side by side, [`SECTION_SPACING_M`] apart
+    /// The built-in course: twenty-one sections side by side, [`SECTION_SPACING_M`] apart
     /// along world +X (section `i`'s lane is the line `x = i · 6`), each 4 m wide and
     /// travelled along +Z from a spawn at `z = 1`, with a flat run-up of 3 m before its
     /// feature and a run-out after it. In order ([`SECTION_NAMES`]):
@@ -269,6 +270,9 @@ impl Course {
     /// | `ledge_0_5m`, `ledge_3m` | a platform 0.5 / 3 m high for z 0–4, floor after it |
     /// | `beam_narrow` | as `beam`, 0.12 m wide |
     /// | `beam_inclined` | a 0.25 m wide beam rising 8° (0.5 → 1.34 m) for z 3–9 between platforms |
+    /// | `ramp_stairs` | from z = 3: an 18° ramp up 0.6 m straight into 5 steps up (riser 0.17, tread 0.28), a 2 m landing, 5 steps down straight into the ramp down |
+    /// | `stairs_ramp` | the other order: 5 steps up straight into the 18° ramp up, the landing, the ramp down straight into 5 steps down |
+    /// | `rolling_bumps` | z 3–17.5: five smooth caps 0.15–0.35 m high, 1.2–1.8 m in base radius, in a row (some meeting in creases) |
     pub fn default_course() -> Course {
         default_course::build()
     }

@@ -188,6 +188,72 @@ fn ramps_follow_their_angle() {
 }
 
 #[test]
+fn ramps_run_straight_into_stairs_both_ways() {
+    let c = course();
+    let a = 18f32.to_radians();
+    let ramp_run = 0.6 / a.tan();
+    let (stairs_run, riser, top) = (5.0 * 0.28, 0.17f32, 0.6 + 5.0 * 0.17);
+    for (name, ramp_first) in [("ramp_stairs", true), ("stairs_ramp", false)] {
+        let x = lane(name);
+        let (first_run, second_run) = if ramp_first {
+            (ramp_run, stairs_run)
+        } else {
+            (stairs_run, ramp_run)
+        };
+        let junction_up = 3.0 + first_run;
+        let landing = junction_up + second_run;
+        let junction_down = landing + 2.0 + second_run;
+        let end = junction_down + first_run;
+        // Each junction: the ramp's end height on one side, the step next to it on the
+        // other, with no flat in between (going up, then going down).
+        let ramp_edge = if ramp_first { 0.6 } else { 5.0 * riser };
+        let step = if ramp_first { 0.6 + riser } else { 5.0 * riser };
+        let side = if ramp_first { 0.01 } else { -0.01 };
+        for (junction, toward_ramp) in [(junction_up, -side), (junction_down, side)] {
+            let on_ramp = height(&c, x, junction + toward_ramp);
+            assert_close(on_ramp, ramp_edge, 0.01 * a.tan() + 1e-4, name);
+            assert_close(height(&c, x, junction - toward_ramp), step, 1e-5, name);
+        }
+        // The ramps follow 18°, the landing is at the top, the run-out at the floor.
+        let mid_ramp = if ramp_first {
+            3.0 + 0.5 * ramp_run
+        } else {
+            junction_up + 0.5 * ramp_run
+        };
+        let up_normal = Vec3::new(0.0, a.cos(), -a.sin());
+        assert_normal(c.ground_normal(x, mid_ramp).unwrap(), up_normal, name);
+        assert_close(height(&c, x, landing + 1.0), top, 1e-5, name);
+        assert_close(height(&c, x, end + 1.0), 0.0, 1e-6, name);
+        assert!(c.section(name).unwrap().end_world().z > end, "{name}");
+    }
+}
+
+#[test]
+fn rolling_bumps_are_large_smooth_caps() {
+    let c = course();
+    let x = lane("rolling_bumps");
+    let section = c.section("rolling_bumps").unwrap();
+    let mut highest = 0.0f32;
+    let mut steepest_deg = 0.0f32;
+    let mut z = 1.0;
+    while z < section.end_world().z {
+        let h = height(&c, x, z);
+        let n = c.ground_normal(x, z).unwrap();
+        highest = highest.max(h);
+        steepest_deg = steepest_deg.max(n.y.acos().to_degrees());
+        z += 0.02;
+    }
+    // A crest of 0.35 m; slopes a person walks over (under 25°), flat before the first.
+    assert_close(highest, 0.35, 1e-3, "highest crest");
+    assert!(
+        steepest_deg > 10.0 && steepest_deg < 25.0,
+        "{steepest_deg}°"
+    );
+    assert_close(height(&c, x, 3.0), 0.0, 1e-6, "run-up");
+    assert_close(height(&c, x, 12.8), 0.35, 1e-4, "crest of the largest cap");
+}
+
+#[test]
 fn cross_slope_is_perpendicular_to_travel() {
     let c = course();
     let x = lane("cross_slope_20deg");
@@ -359,8 +425,13 @@ fn solids_cover_every_primitive() {
                 radius_m,
             } => {
                 assert!(center_world.is_finite() && *radius_m > 0.0);
-                // The ball's top is the cap's top: 2–5 cm above the floor.
-                assert!((0.02..=0.05 + 1e-6).contains(&(center_world.y + radius_m)));
+                // The ball's top is the cap's top: 2–5 cm above the floor for pebbles,
+                // 15–35 cm for the rolling bumps.
+                let tops = match c.sections[solid.section].name.as_str() {
+                    "rolling_bumps" => 0.15..=0.35 + 1e-6,
+                    _ => 0.02..=0.05 + 1e-6,
+                };
+                assert!(tops.contains(&(center_world.y + radius_m)));
             }
         }
     }

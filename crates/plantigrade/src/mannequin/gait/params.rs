@@ -21,12 +21,12 @@ pub(in crate::mannequin) struct GaitParams {
     /// Frames per cycle (even, so the right foot starts exactly half a cycle later).
     pub cycle_frames: usize,
     /// Frames each foot is planted: its ball socket is fixed from its contact-start frame
-    /// through `stance_frames` frames later, so sampled at 60 Hz `stance_frames + 1`
-    /// samples of each cycle are planted.
+    /// through `stance_frames` frames later (`stance_share` of the cycle's time), so
+    /// sampled at 60 Hz `stance_frames + 1` samples of each cycle are planted.
     pub stance_frames: usize,
-    /// Keys per frame: 1 keys at 60 Hz; runs key at 120 Hz and the sprint at 180 Hz, so a
-    /// planted foot, which sweeps far under the hip between two keys, stays on the ground
-    /// (within half a millimetre) between them too.
+    /// Keys per frame: walks and runs key at 120 Hz and the sprint at 180 Hz, so a planted
+    /// foot, which sweeps far under the hip between two keys, stays on the ground (within
+    /// half a millimetre) between them too, sampled at any rate (144 Hz as well).
     pub keys_per_frame: usize,
     /// Deepest pelvis dip the reach fit may add to the designed bob (m).
     pub max_dip_m: f32,
@@ -79,8 +79,12 @@ impl GaitParams {
             + style.cycle_backward_s * w_backward
             + style.cycle_lateral_s * w_lateral;
         let cycle_frames = (2.0 * (cycle_s * KEY_RATE_HZ / 2.0).round()).max(2.0) as usize;
-        let planted_samples = (style.stance_share * cycle_frames as f32).round() as usize;
-        let stance_frames = planted_samples.saturating_sub(1).clamp(1, cycle_frames - 2);
+        // The style's stance share is of the cycle's time: the ball is fixed for
+        // `stance_frames` frames. (Taken as a count of 60 Hz samples, `stance_frames + 1`,
+        // the planted time came out one frame short: sampled at 144 Hz, which sees the
+        // time and not the fence-post count, a walk planted 0.54 of its cycle.)
+        let stance_frames = ((style.stance_share * cycle_frames as f32).round() as usize)
+            .clamp(1, cycle_frames - 2);
         let share_frames = |share: f32| (share * stance_frames as f32).round() as usize;
         let (left_stance_offset_model, across) = stance_offset(
             direction_model,
