@@ -60,6 +60,9 @@ pub struct FootSample {
     pub ground_under_heel_m: Option<f32>,
     /// Analytic ground height under the ball point (m); `None` off the course.
     pub ground_under_ball_m: Option<f32>,
+    /// Analytic ground height half way between heel and ball (m): on a slope it is the
+    /// mean of the two, across a step edge it is one of them.
+    pub ground_under_mid_m: Option<f32>,
     /// How deep the heel and ball points are inside the ground: the distance to the nearest
     /// surface, 0 on or above it (m; see `Course::depth_below_surface_m`). `None` when not
     /// known; penetration then takes the height below the ground under the point.
@@ -652,10 +655,10 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     let (mut toes_over, mut heel_over) = (0u64, 0u64);
     for stance in stance_drifts(samples, hz) {
         drift_m.push(stance.drift_m);
-        let mid = &samples[stance.start + stance.ticks / 2].feet[stance.foot];
-        if let (Some(heel), Some(ball)) = (mid.ground_under_heel_m, mid.ground_under_ball_m) {
-            toes_over += u64::from(heel - ball > STEP_LANDING_LEVEL_M);
-            heel_over += u64::from(ball - heel > STEP_LANDING_LEVEL_M);
+        let foot = &samples[stance.start + stance.ticks / 2].feet[stance.foot];
+        if let Some(rise) = step_between_heel_and_ball_m(foot) {
+            toes_over += u64::from(rise < 0.0);
+            heel_over += u64::from(rise > 0.0);
         }
     }
 
@@ -788,6 +791,21 @@ pub fn footfalls(samples: &[TickSample], foot: usize) -> Vec<plantigrade::clip_a
         &height(SolePoint::Heel),
         &height(SolePoint::Ball),
     )
+}
+
+/// The rise (m) of a step edge between a foot's heel and ball (ball higher positive), or
+/// `None` when they stand on one surface: the grounds under them differ by a riser's
+/// height at least ([`STEP_LANDING_RISE_M`]) and the ground half way is not on the line
+/// between them (a slope's is, a ramp's crest nearly is), as at a riser.
+fn step_between_heel_and_ball_m(foot: &FootSample) -> Option<f32> {
+    let (heel, mid, ball) = (
+        foot.ground_under_heel_m?,
+        foot.ground_under_mid_m?,
+        foot.ground_under_ball_m?,
+    );
+    let rise = ball - heel;
+    let off_line = (mid - 0.5 * (heel + ball)).abs();
+    (rise.abs() >= STEP_LANDING_RISE_M && off_line > 0.3 * rise.abs()).then_some(rise)
 }
 
 /// One stance of one foot and its planted drift (QUAL-3).
@@ -1128,6 +1146,7 @@ mod tests {
             ball_world: Vec3::new(x, y, z + 0.15),
             ground_under_heel_m: Some(0.0),
             ground_under_ball_m: Some(0.0),
+            ground_under_mid_m: Some(0.0),
             contact: 1.0,
             ik_alpha: 1.0,
             ..FootSample::default()
@@ -1235,12 +1254,18 @@ mod tests {
             let mut f = foot_at(0.1, y, 0.0);
             f.ground_under_heel_m = Some(y);
             f.ground_under_ball_m = Some(y);
+            f.ground_under_mid_m = Some(y);
             f
         };
         let mut toes_over = foot_at(-0.1, 0.2, 0.0);
         (toes_over.ground_under_heel_m, toes_over.ground_under_ball_m) = (Some(0.2), Some(0.0));
+        toes_over.ground_under_mid_m = Some(0.2);
         let mut heel_over = foot_at(-0.1, 0.2, 0.0);
         (heel_over.ground_under_heel_m, heel_over.ground_under_ball_m) = (Some(0.0), Some(0.2));
+        heel_over.ground_under_mid_m = Some(0.2);
+        // Down a slope: heel and ball 5 cm apart in height, the middle between them.
+        let mut sloped = on(0.4);
+        (sloped.ground_under_heel_m, sloped.ground_under_mid_m) = (Some(0.45), Some(0.425));
         let mut ball_first = on(0.2);
         ball_first.heel_world.y += 0.02;
         let mut heel_first = on(0.4);
@@ -1252,6 +1277,8 @@ mod tests {
         push(5, air, air);
         push(1, heel_first, air);
         push(10, on(0.4), air);
+        push(5, air, air);
+        push(10, sloped, air);
         let q = foot_quality(&samples, HZ);
         assert_eq!(q.step_landings, 2, "{q:?}");
         assert_eq!(q.step_landings_forefoot, 1, "{q:?}");

@@ -871,6 +871,10 @@ impl Sampler {
                 ball_world,
                 ground_under_heel_m: course.ground_height(heel_world.x, heel_world.z),
                 ground_under_ball_m: course.ground_height(ball_world.x, ball_world.z),
+                ground_under_mid_m: {
+                    let mid = 0.5 * (heel_world + ball_world);
+                    course.ground_height(mid.x, mid.z)
+                },
                 heel_depth_m: course.depth_below_surface_m(heel_world),
                 ball_depth_m: course.depth_below_surface_m(ball_world),
                 contact: c.foot_contact()[i],

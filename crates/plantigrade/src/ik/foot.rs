@@ -150,6 +150,10 @@ pub struct FootProbeResult {
     /// When heel and toe landed on two surfaces: where the edge between them lies, as a
     /// fraction of the way from the heel probe to the toe probe (found by bisection).
     pub edge_fraction: Option<f32>,
+    /// The edge is a riser: across the last bisection bracket (about 1 cm) the ground jumps
+    /// by more than `edge_mismatch_m`. A step, whatever the slopes on either side (a
+    /// flight's last nosing above a ramp), not a crease where two slopes meet.
+    pub riser: bool,
     /// The heel and toe probe points (world xz) the hits belong to.
     pub heel_probe_xz: Vec2,
     pub toe_probe_xz: Vec2,
@@ -173,6 +177,7 @@ impl FootProbeResult {
         heel_here: None,
         toe_here: None,
         edge_fraction: None,
+        riser: false,
         heel_probe_xz: Vec2::ZERO,
         toe_probe_xz: Vec2::ZERO,
         look_ahead_used_xz: Vec2::ZERO,
@@ -300,6 +305,8 @@ pub fn run_foot_probe(
                 result.toe_probe_xz.y,
             );
             let extra_up_m = rise_allowance_m(result.look_ahead_used_xz.length(), config);
+            // The ground's height at both ends of the bracket (a miss counts as no ground).
+            let (mut lo_y, mut hi_y) = (Some(heel.point.y), Some(toe.point.y));
             for _ in 0..EDGE_BISECTIONS {
                 let t = 0.5 * (lo + hi);
                 let hit = cast_down(world, from.lerp(to, t), extra_up_m, config, filter);
@@ -309,11 +316,17 @@ pub fn run_foot_probe(
                 });
                 if near_heel {
                     lo = t;
+                    lo_y = hit.map(|h| h.point.y);
                 } else {
                     hi = t;
+                    hi_y = hit.map(|h| h.point.y);
                 }
             }
             result.edge_fraction = Some(0.5 * (lo + hi));
+            result.riser = match (lo_y, hi_y) {
+                (Some(a), Some(b)) => (a - b).abs() > config.edge_mismatch_m,
+                _ => true,
+            };
         }
     }
     if request.look_ahead_offset_world.length_squared() > 1e-6 {
@@ -404,7 +417,7 @@ pub fn fit_support_plane(
                 let mid = 0.5 * (h.point + t.point);
                 let plane = SupportPlane::through(mid, h.normal + t.normal)?;
                 Some((plane, SupportSource::HeelAndToe))
-            } else if let Some(plane) = crease_plane(h, t) {
+            } else if let Some(plane) = crease_plane(h, t).filter(|_| !result.riser) {
                 Some((plane, SupportSource::Crease))
             } else if t.point.y >= h.point.y {
                 Some((toe_plane, SupportSource::Edge))
@@ -576,6 +589,50 @@ mod tests {
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.3, 0.0));
         assert!(r.edge_fraction.is_none());
         assert_eq!(r.rays_cast, 2);
+    }
+
+    #[test]
+    fn a_riser_is_told_from_a_crease_whatever_the_slopes() {
+        let config = ProbeConfig::default();
+        let slope = 18f32.to_radians();
+        let ramp_normal = Vec3::new(0.0, slope.cos(), -slope.sin());
+        // A flight's last tread (0.2 m) and, below its nosing at z 1.0, a ramp rising
+        // toward +z from the floor: a riser between two slopes.
+        let tread_then_ramp = HeightWorld::new(move |_, z: f32| {
+            Some(if z < 1.0 {
+                (0.2, Vec3::Y)
+            } else {
+                ((z - 1.0) * slope.tan(), ramp_normal)
+            })
+        });
+        let r = run_foot_probe(
+            &tread_then_ramp,
+            QueryFilter::GROUND,
+            &config,
+            &request(0.85, 0.0),
+        );
+        assert!(r.edge_fraction.is_some() && r.riser, "{r:?}");
+        // The floor meeting a steep ramp at z 1.0: heel and toe 4 cm and more apart in
+        // height, but no jump anywhere between them.
+        let steep = 40f32.to_radians();
+        let steep_normal = Vec3::new(0.0, steep.cos(), -steep.sin());
+        let crease = HeightWorld::new(move |_, z: f32| {
+            Some(if z < 1.0 {
+                (0.0, Vec3::Y)
+            } else {
+                ((z - 1.0) * steep.tan(), steep_normal)
+            })
+        });
+        let r = run_foot_probe(&crease, QueryFilter::GROUND, &config, &request(0.88, 0.0));
+        assert!(r.edge_fraction.is_some() && !r.riser, "{r:?}");
+        // A plain step is a riser too.
+        let r = run_foot_probe(
+            &step_world(f32::INFINITY),
+            QueryFilter::GROUND,
+            &config,
+            &request(0.85, 0.0),
+        );
+        assert!(r.riser);
     }
 
     #[test]

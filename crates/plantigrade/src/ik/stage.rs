@@ -864,8 +864,7 @@ impl FootIk {
             // (its heel would otherwise sweep the floor about the ball), and turns back
             // with its release. Yawed first, then aligned, so its sole stays on the plane.
             let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(yaw));
-            let align =
-                align * stair_pitch(state, anim, &plane, input.landing_in_s[i], &config, dt_s);
+            let align = align * stair_pitch(state, anim, input.landing_in_s[i], &config, dt_s);
             let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
             let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
             let xz = anchored_ball_xz - ball_offset_xz;
@@ -1271,13 +1270,12 @@ const STAIR_TREAD_MIN_UP: f32 = 0.985;
 /// The forefoot-first pitch of a foot on stairs (see [`FootIkConfig::stair_toe_down_rad`]),
 /// as a rotation about the character's lateral axis (model space, toes down), and its
 /// weight brought up to date in `state`: in over the second half of a swing whose landing
-/// (the support plane at the ball's landing probe) is a level tread
+/// (the ball's landing probe's hit) is a level tread
 /// [`STAIR_STEP_MIN_M`] or more above or below where it lifted off, out over
 /// `stair_heel_lower_s` once the lock has the foot (the heel lowers about the ball).
 fn stair_pitch(
     state: &mut FootState,
     anim: AnimatedFoot,
-    plane: &SupportPlane,
     landing_in_s: f32,
     config: &FootIkConfig,
     dt_s: f32,
@@ -1294,11 +1292,15 @@ fn stair_pitch(
         };
         state.stair_pitch_w = (state.stair_pitch_w - rate).max(0.0);
     } else {
-        let landing = state.last_probe.toe_probe_xz;
-        let onto_step = state.liftoff_height_m.is_some_and(|liftoff| {
-            let rise = plane.height_at(landing.x, landing.y) - liftoff;
-            rise.abs() >= STAIR_STEP_MIN_M && plane.normal_world.y >= STAIR_TREAD_MIN_UP
-        });
+        // Where the ball lands, as its probe found it (the smoothed plane may still be a
+        // ramp's, or a crease's, when the landing is the first tread after a ramp).
+        let onto_step = match (state.liftoff_height_m, state.last_probe.toe) {
+            (Some(liftoff), Some(hit)) => {
+                (hit.point.y - liftoff).abs() >= STAIR_STEP_MIN_M
+                    && hit.normal.y >= STAIR_TREAD_MIN_UP
+            }
+            _ => false,
+        };
         let progress = if landing_in_s.is_finite() && landing_in_s >= 0.0 {
             state.swing_time_s / (state.swing_time_s + landing_in_s).max(1e-6)
         } else {
@@ -1336,10 +1338,10 @@ fn tread_shift(
     if config.max_placement_m <= 0.0 {
         return None;
     }
-    // Steps only (the same slope on both sides, a riser between): a crest or a crease is
-    // stood on as it is.
+    // Steps only (a riser between, the same slope on both sides or found by the probes, as
+    // from a flight's last tread onto a ramp): a crest or a crease is stood on as it is.
     let (heel, toe) = (result.heel?, result.toe?);
-    if !super::foot::same_slope(heel, toe) {
+    if !super::foot::same_slope(heel, toe) && !result.riser {
         return None;
     }
     let f = result.edge_fraction?;
