@@ -812,8 +812,7 @@ impl FootIk {
                 // there): set the foot down fully on one tread, the nearer way. On the
                 // landing tick itself the probes may still be the swing's; so a toe left
                 // hanging over a nosing (heel on the higher tread) is judged once more on
-                // the first probes taken where the foot stands. A heel hanging off a step
-                // up is left alone: that is how feet stand on stairs.
+                // the first probes taken where the foot stands.
                 let landed = !was_locked && state.lock.is_locked();
                 landed_now = landed;
                 if !state.lock.is_locked() {
@@ -824,7 +823,13 @@ impl FootIk {
                     (result.heel, result.toe),
                     (Some(h), Some(t)) if h.point.y > t.point.y
                 );
-                let settle_now = (landed && !toe_overhangs)
+                // A heel over the lower tread of a step up is moved onto the tread only
+                // when standing (a spawn, a stop): walking or running up, it is how a foot
+                // climbs, and the move would be a visible slide at touch-down.
+                let body_speed_m_s =
+                    Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+                let standing = body_speed_m_s < SETTLE_HEEL_MAX_SPEED_M_S;
+                let settle_now = (landed && !toe_overhangs && standing)
                     || (state.settle_pending && under_foot && toe_overhangs);
                 if landed {
                     state.settle_pending = true;
@@ -1395,6 +1400,10 @@ const SWING_LIFT_EASE_M: f32 = 0.03;
 /// How far ahead of the hip (m, model +Z) a swinging foot's target must be to be raised
 /// fully; behind the hip it is not raised at all.
 const SWING_LIFT_AHEAD_M: f32 = 0.1;
+
+/// Below this body speed (m/s) a foot landed with its heel hanging off a step up is set
+/// down fully on the tread.
+const SETTLE_HEEL_MAX_SPEED_M_S: f32 = 0.5;
 
 /// Time constants of the swing smoothing a foot has left before it lands, at least.
 const LANDING_TIME_CONSTANTS: f32 = 3.0;
