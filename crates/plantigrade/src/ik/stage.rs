@@ -368,8 +368,6 @@ struct FootState {
     /// one has been seen).
     swing_time_s: f32,
     last_swing_s: f32,
-    /// Just landed: the next probes under the foot decide whether to set it off an edge.
-    settle_pending: bool,
     /// Set off an edge onto another tread: the next plane found under the foot is taken as
     /// it is (it is where the foot now stands, not noise to smooth).
     replant: bool,
@@ -809,15 +807,14 @@ impl FootIk {
                     },
                 );
                 // Landed across a step edge anyway (the prediction was off, or it spawned
-                // there): set the foot down fully on one tread, the nearer way. On the
-                // landing tick itself the probes may still be the swing's; so a toe left
-                // hanging over a nosing (heel on the higher tread) is judged once more on
-                // the first probes taken where the foot stands.
+                // there): set the foot down fully on one tread, the nearer way. A toe
+                // hanging over a nosing (heel on the higher tread) is judged on probes
+                // taken where the foot stands (on the landing tick they may still be the
+                // swing's), for as long as the lock holds it: the animation under a
+                // locked foot moves a little, and a heel a few mm past a nosing behind
+                // would otherwise hold the ball a whole step above its tread.
                 let landed = !was_locked && state.lock.is_locked();
                 landed_now = landed;
-                if !state.lock.is_locked() {
-                    state.settle_pending = false;
-                }
                 let under_foot = result.ran && result.look_ahead_used_xz.length_squared() < 1e-6;
                 let toe_overhangs = matches!(
                     (result.heel, result.toe),
@@ -830,16 +827,12 @@ impl FootIk {
                     Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
                 let standing = body_speed_m_s < SETTLE_HEEL_MAX_SPEED_M_S;
                 let settle_now = (landed && !toe_overhangs && standing)
-                    || (state.settle_pending && under_foot && toe_overhangs);
+                    || (state.lock.is_locked() && under_foot && toe_overhangs);
                 if landed {
-                    state.settle_pending = true;
                     // The first probes where it stands give its plane outright: eased in
                     // at the stance rate, a tread a few cm off would hold the sole in it
                     // (or above it) for several ticks.
                     state.replant = true;
-                }
-                if under_foot && !landed {
-                    state.settle_pending = false;
                 }
                 match (
                     settle_now,
@@ -848,7 +841,6 @@ impl FootIk {
                 ) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
-                        state.settle_pending = false;
                         state.replant = true;
                         landed_now = true;
                         // It stands on that tread from this tick on: set down on the
