@@ -1419,17 +1419,14 @@ const FOREFOOT_FIRST_MIN_SHARE: f32 = 0.8;
 
 /// QUAL-4 ground skid on every predictive run: mean ≤ 2 cm and worst ≤ 5 cm per footfall,
 /// pivots, stops and landings included. Against the 50° slope the capsule itself slides
-/// back down with the feet on it: measured, not gated. Walking up the stairs into the
-/// ramp, the right ball lands on the third tread and slides 5.5 cm along it before the
-/// lock takes (60 Hz; issue 14, item 9; the foot IK's touch-down, not the course):
-/// measured, not gated, until the IK meets it.
+/// back down with the feet on it: measured, not gated.
 fn add_skid_checks(results: &mut [ScenarioResult]) {
     for r in results.iter_mut() {
         if r.mode != FootIkMode::Predictive.name() || r.tilt != "on" {
             continue;
         }
         let f = r.metrics.foot;
-        let gate = if ["ramp_50_blocked", "stairs_ramp_up_walk"].contains(&r.name.as_str()) {
+        let gate = if r.name == "ramp_50_blocked" {
             Check::target
         } else {
             Check::new

@@ -337,7 +337,42 @@ pub fn print(rows: &[SweepRow], offsets: u32) {
         let [dm, dw] = row.planted_drift_mean_mm;
         println!("   {pm:.0}, {pw:.0} / {fm:.0}, {fw:.0} / {dm:.0}, {dw:.0}");
     }
+    print_stairs_targets(rows);
     print_rates(rows, offsets);
+}
+
+/// Share of the stairs runs (every `stairs_…` scenario, walks and runs) in which float
+/// p95 must be within its 15 mm check (the motion issue's stairs target).
+const STAIRS_FLOAT_MIN_SHARE: f32 = 0.9;
+
+/// The motion issue's stairs targets over the sweep: penetration max ≤ 20 mm in every run,
+/// float p95 ≤ 15 mm in at least 90 % of them, walks and runs together.
+fn print_stairs_targets(rows: &[SweepRow]) {
+    let stairs: Vec<&SweepRow> = rows
+        .iter()
+        .filter(|r| r.scenario.starts_with("stairs_") && !r.scenario.starts_with("stairs_ramp"))
+        .collect();
+    let runs: u32 = stairs.iter().map(|r| r.runs).sum();
+    if runs == 0 {
+        return;
+    }
+    let passed = |check: &str| -> u32 {
+        stairs
+            .iter()
+            .map(|r| r.passed.get(check).copied().unwrap_or(0))
+            .sum()
+    };
+    let (pen, float) = (passed("penetration_max"), passed("float_p95"));
+    let float_share = float as f32 / runs as f32;
+    let mark = |ok: bool| if ok { "met" } else { "NOT met" };
+    println!(
+        "\nStairs targets over {runs} runs: penetration max ≤ 20 mm in {pen} ({}; every run), \
+         float p95 ≤ 15 mm in {float} ({:.0} %, {}; ≥ {:.0} %)",
+        mark(pen == runs),
+        100.0 * float_share,
+        mark(float_share >= STAIRS_FLOAT_MIN_SHARE),
+        100.0 * STAIRS_FLOAT_MIN_SHARE
+    );
 }
 
 /// The rate table (ROB-4): per scenario, the runs with a failed blocking check at each
