@@ -484,7 +484,7 @@ pub fn tread_plane(result: &FootProbeResult, toward_toe: bool) -> Option<Support
 /// above it carried on (concave: the foot of a ramp, a step up), where a foot must clear
 /// both; `None` when convex (a crest, where the lower surface carried on would pass above
 /// the higher hit).
-fn lower_plane_if_concave(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
+pub(crate) fn lower_plane_if_concave(heel: RayHit, toe: RayHit) -> Option<SupportPlane> {
     let (higher, lower) = if toe.point.y >= heel.point.y {
         (toe, heel)
     } else {

@@ -666,7 +666,7 @@ impl FootIk {
                         if let (SupportSource::Edge, true, Some(shift)) = (
                             source,
                             state.contact < 0.5 && !state.lock.is_locked(),
-                            tread_shift(&result, &config, state.placement_applied_world),
+                            tread_shift(&result, &config, state.placement_applied_world, true),
                         ) {
                             let toward_toe =
                                 shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
@@ -735,7 +735,7 @@ impl FootIk {
             if !planted_now && !state.lock.is_locked() && result.ran {
                 if let (Some(SupportSource::Edge), Some(shift)) = (
                     state.source,
-                    tread_shift(&result, &config, state.placement_applied_world),
+                    tread_shift(&result, &config, state.placement_applied_world, true),
                 ) {
                     // The probes were cast with the applied placement, not the wanted one.
                     state.placement_world = state.placement_applied_world + shift;
@@ -837,7 +837,7 @@ impl FootIk {
                 match (
                     settle_now,
                     state.source,
-                    tread_shift(&result, &config, Vec2::ZERO),
+                    tread_shift(&result, &config, Vec2::ZERO, false),
                 ) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
@@ -1331,14 +1331,19 @@ fn tread_shift(
     result: &FootProbeResult,
     config: &FootIkConfig,
     placed_world: Vec2,
+    crests: bool,
 ) -> Option<Vec2> {
     if config.max_placement_m <= 0.0 {
         return None;
     }
-    // Steps only (a riser between, the same slope on both sides or found by the probes, as
-    // from a flight's last tread onto a ramp): a crest or a crease is stood on as it is.
+    // Steps (a riser between, the same slope on both sides or found by the probes, as
+    // from a flight's last tread onto a ramp) and, with `crests`, a swinging foot across a
+    // crest (a platform's edge above a ramp going down: set down across it, it stands on
+    // its heel with the toes in the air). A planted foot on a crest is left there: moved,
+    // it would slide. A concave crease (the foot of a ramp) is stood on as it is.
     let (heel, toe) = (result.heel?, result.toe?);
-    if !super::foot::same_slope(heel, toe) && !result.riser {
+    let crest = crests && super::foot::lower_plane_if_concave(heel, toe).is_none();
+    if !super::foot::same_slope(heel, toe) && !result.riser && !crest {
         return None;
     }
     let f = result.edge_fraction?;
@@ -2022,6 +2027,36 @@ mod tests {
         // The step ahead is cleared, not stood on.
         let (heel, ball) = sole_points(&r, 1);
         assert!(heel.y.min(ball.y) > -1e-3, "sole {heel} {ball}");
+    }
+
+    #[test]
+    fn a_swinging_foot_across_a_crest_is_set_on_one_side_of_it() {
+        // A platform at 0 ending between the right foot's heel and ball, then a 40° ramp
+        // down: set down across the crest, the foot would stand on its heel with the toes
+        // in the air. Swinging, it is moved onto the platform or the ramp.
+        let mut r = rig(FootIkMode::Predictive);
+        let feet = idle_feet(&mut r);
+        let edge_z = 0.5 * (feet[1].heel_model.z + feet[1].ball_model.z);
+        let slope = 40f32.to_radians();
+        let down = Vec3::new(0.0, slope.cos(), slope.sin());
+        let world = HeightWorld::new(move |_, z: f32| {
+            Some(if z < edge_z {
+                (0.0, Vec3::Y)
+            } else {
+                (-(z - edge_z) * slope.tan(), down)
+            })
+        });
+        let mut swinging = input(Vec3::ZERO, 1.0);
+        swinging.contact_curve[1] = 0.0;
+        for _ in 0..20 {
+            tick(&mut r, &world, &swinging);
+        }
+        let (heel, ball) = sole_points(&r, 1);
+        assert_eq!(
+            heel.z < edge_z,
+            ball.z < edge_z,
+            "heel {heel}, ball {ball}, crest {edge_z}"
+        );
     }
 
     #[test]
