@@ -368,8 +368,8 @@ struct FootState {
     /// one has been seen).
     swing_time_s: f32,
     last_swing_s: f32,
-    /// Set off an edge onto another tread: the next plane found under the foot is taken as
-    /// it is (it is where the foot now stands, not noise to smooth).
+    /// Just landed, or set off an edge onto another tread: the next plane found under the
+    /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
     replant: bool,
     /// Where the animation had the ball last tick (world xz, as the lock sees it), for
     /// its speed over the ground.
