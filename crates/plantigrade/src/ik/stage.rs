@@ -1677,6 +1677,17 @@ mod tests {
         foot
     }
 
+    /// Tick `k` (60 Hz) of a 0.4 s swing of the right foot from `planted` to `landing`
+    /// (its landing pose, as the clips would say), the body creeping forward.
+    fn swing_input(planted: FootIkInput, landing: AnimatedFoot, k: usize) -> FootIkInput {
+        let mut swinging = planted;
+        swinging.contact_curve[1] = 0.0;
+        swinging.landing_in_s[1] = 0.4 - k as f32 / 60.0;
+        swinging.landing_feet_model[1] = Some(landing);
+        swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
+        swinging
+    }
+
     /// Heel and ball sole points of leg `i` in the rig's current model pose.
     fn sole_points(r: &Rig, i: usize) -> (Vec3, Vec3) {
         let leg = r.ik.rig().legs[i];
@@ -2070,15 +2081,9 @@ mod tests {
             tick(&mut r, &world, &planted);
         }
         let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
-        let dt = 1.0 / 60.0;
         let mut heights = Vec::new();
         for k in 0..24 {
-            let mut swinging = planted;
-            swinging.contact_curve[1] = 0.0;
-            swinging.landing_in_s[1] = 0.4 - k as f32 * dt;
-            swinging.landing_feet_model[1] = Some(landing);
-            swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
-            heights.push(tick(&mut r, &world, &swinging)[1]);
+            heights.push(tick(&mut r, &world, &swing_input(planted, landing, k))[1]);
         }
         // It gets there: over the step by touch-down.
         assert!(heights[23] > 0.2, "{heights:?}");
@@ -2102,14 +2107,9 @@ mod tests {
                 tick(&mut r, &world, &planted);
             }
             let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
-            let dt = 1.0 / 60.0;
             let mut swinging = planted;
             for k in 0..24 {
-                swinging = planted;
-                swinging.contact_curve[1] = 0.0;
-                swinging.landing_in_s[1] = 0.4 - k as f32 * dt;
-                swinging.landing_feet_model[1] = Some(landing);
-                swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
+                swinging = swing_input(planted, landing, k);
                 tick(&mut r, &world, &swinging);
             }
             let (heel, ball) = sole_points(&r, 1);
