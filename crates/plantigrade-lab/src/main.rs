@@ -320,7 +320,10 @@ fn run_film(
                     views: film::Views {
                         front: scenario.section.contains("beam")
                             || scenario.section.contains("cross_slope"),
-                        top: matches!(scenario.kind, scenarios::Kind::Turn180),
+                        top: matches!(
+                            scenario.kind,
+                            scenarios::Kind::Turn180 | scenarios::Kind::Circle
+                        ),
                     },
                 };
                 film::render(&film, &file)?;

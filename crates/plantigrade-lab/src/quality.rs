@@ -118,6 +118,9 @@ pub struct TickSample {
     /// The trunk's lean as animated, before the procedural pass: the pelvis → neck line
     /// against vertical, signed along the facing, forward positive (rad).
     pub torso_lean_anim_rad: f32,
+    /// The forward lean the character adds for its speed changes this tick (rad; see
+    /// `plantigrade::lean`): part of the lean the posture profile expects, not an error.
+    pub lean_pitch_rad: f32,
     /// Every joint of the final pose, in skeleton order (for filmstrips; may be empty).
     pub joints_world: Vec<Vec3>,
 }
@@ -338,7 +341,8 @@ pub fn posture_quality(
         let (Some(slope_deg), Some(_)) = (slope_deg, settled[i]) else {
             continue;
         };
-        let anim_deg = f64::from(s.torso_lean_anim_rad).to_degrees();
+        // The gait's own lean and the lean for speed changes: the slope's part is judged.
+        let anim_deg = f64::from(s.torso_lean_anim_rad + s.lean_pitch_rad).to_degrees();
         let (lo, hi) = profile.band_deg(slope_deg, anim_deg);
         error.push((lo - lean_deg).max(lean_deg - hi).max(0.0));
         if slope_deg > 3.0 {

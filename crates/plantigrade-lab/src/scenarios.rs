@@ -48,7 +48,19 @@ pub enum Kind {
     Drop(LandingGrade),
     /// Run, then reverse the stick; time the 180° turn.
     Turn180,
+    /// Run around a circle of [`CIRCLE_RADIUS_M`] on the plaza (turning left); the body
+    /// must lean into it.
+    Circle,
 }
+
+/// Radius of the circle scenario (m).
+pub const CIRCLE_RADIUS_M: f32 = 3.0;
+/// The circle's lean is judged from this time on (s): the run is up to speed and on the
+/// circle.
+const CIRCLE_SETTLED_S: f32 = 3.0;
+/// The lean into a steady turn: between these shares of the balance angle
+/// `atan(v² / (r·g))` (the motion issue on directional locomotion).
+const CIRCLE_LEAN_SHARE: (f32, f32) = (0.5, 1.0);
 
 /// Which part of a there-and-back section (stairs, ramps) a traverse covers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -187,6 +199,7 @@ pub const SCENARIOS: &[Scenario] = &[
     sc("drop_0_5m", "ledge_0_5m", Walk, Drop(LandingGrade::Light)),
     sc("drop_3m", "ledge_3m", Walk, Drop(LandingGrade::Heavy)),
     sc("turn_180_run", "flat", Run, Turn180),
+    sc("circle_3m_run", "plaza", Run, Circle),
     // Where a ramp meets stairs: going up the `ramp_stairs` section crosses ramp → stairs,
     // going down stairs → ramp; `stairs_ramp` the other two.
     sc(
@@ -472,6 +485,7 @@ pub fn run_scenario(
     let max_time_s = match scenario.kind {
         Blocked | WallPush => 6.0,
         Turn180 => 6.0,
+        Circle => 9.0,
         _ => (travel / 0.8).max(6.0) + 4.0,
     };
     let edge = first_drop(course, path.spawn, path.direction, travel);
@@ -543,6 +557,15 @@ pub fn run_scenario(
                 reversed_at.get_or_insert(t);
                 intent = intent_for(scenario.gait, -path.direction, 1.0);
             }
+            // Along the circle's tangent, steered back onto it when off.
+            Circle => {
+                let radial = horizontal(character.feet_world() - circle_centre(&path));
+                let out = radial.normalize_or(Vec3::X);
+                let tangent = Vec3::Y.cross(out);
+                let drift = (radial.length() - CIRCLE_RADIUS_M) / CIRCLE_RADIUS_M;
+                let steer = (tangent - out * drift).normalize_or(tangent);
+                intent = intent_for(scenario.gait, steer, 1.0);
+            }
             _ => {}
         }
         character.tick(dt, &intent, world)?;
@@ -588,7 +611,7 @@ pub fn run_scenario(
         // Stall: input held, no progress for a while.
         if progress > last_progress_mark.1 + 0.1 {
             last_progress_mark = (t, progress);
-        } else if !matches!(scenario.kind, Blocked | WallPush | Turn180) {
+        } else if !matches!(scenario.kind, Blocked | WallPush | Turn180 | Circle) {
             metrics.longest_stall_s = metrics.longest_stall_s.max(t - last_progress_mark.0);
         }
         trace.record(t, feet, &out, &state, character.capsule().height_m());
@@ -604,7 +627,7 @@ pub fn run_scenario(
         metrics.final_height_m = feet.y;
         metrics.duration_s = t + dt;
         let done = match scenario.kind {
-            Blocked | WallPush | Turn180 => false,
+            Blocked | WallPush | Turn180 | Circle => false,
             _ => progress >= travel - 0.05 && out.vars.is_grounded,
         };
         if done && settle_after_s.is_none() {
@@ -653,6 +676,11 @@ pub fn run_scenario(
     metrics
         .extra
         .push(("feet_below_support_ticks".into(), feet_below_support as f32));
+    if scenario.kind == Circle {
+        metrics
+            .extra
+            .extend(circle_lean(&trace, circle_centre(&path)));
+    }
 
     // How far the feet end above (or below) the true ground where they stop.
     let end = character.feet_world();
@@ -820,6 +848,7 @@ impl Sampler {
                 .map(|j| c.model_to_world(model.position_model(j)))
                 .collect(),
             torso_lean_anim_rad: c.torso_lean_anim_rad(),
+            lean_pitch_rad: c.lean_output().pitch_rad,
             time_s: t,
             state: state.to_string(),
             root_world: c.feet_world(),
@@ -1195,8 +1224,87 @@ fn checks_for(
                 ),
             ));
         }
+        Circle => {
+            let figure = |key: &str| {
+                m.extra
+                    .iter()
+                    .find(|(k, _)| k == key)
+                    .map_or(f32::NAN, |&(_, v)| v)
+            };
+            let radius = figure("circle_radius_m");
+            checks.push(Check::new(
+                "ran_the_circle",
+                (radius - CIRCLE_RADIUS_M).abs() <= 0.5,
+                format!("mean radius {radius:.2} m (the circle's {CIRCLE_RADIUS_M} m ± 0.5)"),
+            ));
+            let (lean, balance) = (figure("turn_lean_deg"), figure("turn_balance_deg"));
+            let (lo, hi) = CIRCLE_LEAN_SHARE;
+            checks.push(Check::new(
+                "leans_into_the_turn",
+                lean >= lo * balance && lean <= hi * balance,
+                format!(
+                    "trunk {lean:.1}° toward the centre; balance angle {balance:.1}° \
+                     ({:.0}–{:.0} % of it wanted)",
+                    100.0 * lo,
+                    100.0 * hi
+                ),
+            ));
+        }
     }
     checks
+}
+
+/// Where the circle scenario's circle is centred: [`CIRCLE_RADIUS_M`] toward +X of the
+/// spawn (the plaza spreads that way) and 4.5 m ahead, so the whole circle is on the
+/// plaza; the run steers onto it from the spawn.
+fn circle_centre(path: &PathInfo) -> Vec3 {
+    path.spawn + Vec3::X * CIRCLE_RADIUS_M + Vec3::Z * 4.5
+}
+
+fn horizontal(v: Vec3) -> Vec3 {
+    Vec3::new(v.x, 0.0, v.z)
+}
+
+/// The circle run's figures, from [`CIRCLE_SETTLED_S`] on: `turn_lean_deg`, the mean lean
+/// of the trunk (pelvis → neck) toward the centre; `turn_balance_deg`, the balance angle
+/// `atan(v² / (r·g))` of the mean speed and radius run; `circle_radius_m`.
+fn circle_lean(trace: &Trace, centre: Vec3) -> Vec<(String, f32)> {
+    let settled: Vec<&TickSample> = trace
+        .samples
+        .iter()
+        .filter(|s| s.time_s >= CIRCLE_SETTLED_S && s.grounded)
+        .collect();
+    if settled.len() < 2 {
+        return Vec::new();
+    }
+    let (mut lean_deg, mut radius_m) = (0.0f64, 0.0f64);
+    for s in &settled {
+        let inward = horizontal(centre - s.root_world).normalize_or_zero();
+        let trunk = s.neck_world - s.pelvis_world;
+        lean_deg += f64::from(trunk.dot(inward).atan2(trunk.y).to_degrees());
+        radius_m += f64::from(horizontal(s.root_world - centre).length());
+    }
+    let n = settled.len() as f64;
+    let travelled_m: f32 = settled
+        .windows(2)
+        .map(|w| horizontal(w[1].root_world - w[0].root_world).length())
+        .sum();
+    let duration_s = settled[settled.len() - 1].time_s - settled[0].time_s;
+    let speed_m_s = if duration_s > 0.0 {
+        travelled_m / duration_s
+    } else {
+        0.0
+    };
+    let radius_m = (radius_m / n) as f32;
+    let balance_deg = (speed_m_s * speed_m_s / (radius_m.max(0.1) * 9.81))
+        .atan()
+        .to_degrees();
+    vec![
+        ("turn_lean_deg".into(), (lean_deg / n) as f32),
+        ("turn_balance_deg".into(), balance_deg),
+        ("circle_radius_m".into(), radius_m),
+        ("circle_speed_m_s".into(), speed_m_s),
+    ]
 }
 
 /// The scenarios named (all when `names` is empty), in run order; an unknown name is an

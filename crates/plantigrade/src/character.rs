@@ -23,6 +23,7 @@ use crate::ik::{
     FootIkOutput, FootProbeRequest, FootProbeResult, LandingPoses,
 };
 use crate::impact::{ImpactOutput, LandingImpact, LandingImpactConfig};
+use crate::lean::{Lean, LeanConfig, LeanOutput};
 use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{
     CharacterConfig, ConfigError, Intent, LocomotionParams, LocomotionVars, Movement,
@@ -119,6 +120,9 @@ pub struct Character {
     impact: LandingImpact,
     impact_config: LandingImpactConfig,
     impact_output: ImpactOutput,
+    /// The lean with the body's acceleration and its config.
+    lean: Lean,
+    lean_config: LeanConfig,
     /// The trunk's first joint above the pelvis (the posture's spine counter-rotation).
     spine_base: Option<usize>,
     /// The trunk's top: the neck, else the highest spine joint.
@@ -201,6 +205,8 @@ impl Character {
             impact: LandingImpact::default(),
             impact_config: LandingImpactConfig::default(),
             impact_output: ImpactOutput::default(),
+            lean: Lean::default(),
+            lean_config: LeanConfig::default(),
             spine_base: bones.spine.first().copied(),
             neck: bones.neck.or(bones.spine.last().copied()),
             head: bones.head,
@@ -398,15 +404,27 @@ impl Character {
                 self.output.vars.is_grounded,
                 dt_s,
             );
+            // The lean with the body's acceleration (into turns, with speed changes)
+            // tips pelvis and trunk together, over the slope posture.
+            let lean = self.lean.update(
+                &self.lean_config,
+                self.output.actual_velocity_world,
+                self.movement.facing_yaw_rad(),
+                self.output.vars.is_grounded,
+                dt_s,
+            );
             let mut offsets = if output.enabled {
                 self.tilt.posture_offsets()
             } else {
                 PostureOffsets::IDENTITY
             };
+            let lean_model = lean.rotation_model();
+            offsets.pelvis_model = lean_model * offsets.pelvis_model;
             offsets.trunk_model =
-                Quat::from_rotation_x(impact.trunk_flex_rad) * offsets.trunk_model;
+                lean_model * Quat::from_rotation_x(impact.trunk_flex_rad) * offsets.trunk_model;
             offsets.pelvis_drop_m = impact.pelvis_drop_m;
-            if output.enabled || impact != ImpactOutput::default() {
+            if output.enabled || impact != ImpactOutput::default() || lean != LeanOutput::default()
+            {
                 apply_posture(
                     skeleton,
                     pelvis,
@@ -519,6 +537,16 @@ impl Character {
     /// What the landing impact did in the last tick.
     pub fn impact_output(&self) -> ImpactOutput {
         self.impact_output
+    }
+
+    /// How the body leans with its acceleration (see [`crate::lean`]).
+    pub fn lean_config_mut(&mut self) -> &mut LeanConfig {
+        &mut self.lean_config
+    }
+
+    /// The lean of the last tick.
+    pub fn lean_output(&self) -> LeanOutput {
+        self.lean.output()
     }
 
     /// The trunk's lean as animated in the last tick, before the procedural pass: the

@@ -21,6 +21,8 @@
 //!   counter-rotating) with head compensation, slope speed (SPEC TILT).
 //! - [`impact`]: a landing with horizontal speed dips the body over the gait instead of
 //!   stopping the legs.
+//! - [`lean`]: the body leans with its acceleration: into turns, forward speeding up, back
+//!   braking.
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.
@@ -38,6 +40,7 @@ pub mod debug;
 pub mod graph;
 pub mod ik;
 pub mod impact;
+pub mod lean;
 pub mod lod;
 pub mod mannequin;
 pub mod motion;

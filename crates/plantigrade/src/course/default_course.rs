@@ -9,7 +9,7 @@ use super::{Course, Primitive, Role, Section, Shape};
 pub const SECTION_SPACING_M: f32 = 6.0;
 
 /// Names of the default course's sections, in lane order (section `i` at `x = i · 6`).
-pub const SECTION_NAMES: [&str; 21] = [
+pub const SECTION_NAMES: [&str; 22] = [
     "flat",
     "stairs_15cm",
     "stairs_20cm",
@@ -31,6 +31,7 @@ pub const SECTION_NAMES: [&str; 21] = [
     "ramp_stairs",
     "stairs_ramp",
     "rolling_bumps",
+    "plaza",
 ];
 
 /// Half width (m) of every section (across the lane).
@@ -83,7 +84,8 @@ pub(super) fn build() -> Course {
                 "beam_inclined" => beam_inclined(x),
                 "ramp_stairs" => junction(x, true),
                 "stairs_ramp" => junction(x, false),
-                _ => rolling_bumps(x),
+                "rolling_bumps" => rolling_bumps(x),
+                _ => plaza(x),
             };
             Section {
                 name: (*name).to_string(),
@@ -426,4 +428,23 @@ fn rolling_bumps(x: f32) -> Built {
         }));
     }
     (primitives, 0.0, end_z - 2.5 - SPAWN_Z_M)
+}
+
+/// Side of the plaza's square of floor (m): room for a 3 m circle beside the lane.
+const PLAZA_SIDE_M: f32 = 10.0;
+
+/// A 10 m square of flat floor from the lane out toward +X (the last lane, so it overlaps
+/// none): z 1–11, x from 2 m before the lane to 8 m past it. Room to run a 3 m circle
+/// centred 3 m toward +X of the spawn.
+fn plaza(x: f32) -> Built {
+    let half = 0.5 * PLAZA_SIDE_M;
+    let primitives = vec![ground(slab(
+        x + 3.0,
+        1.0,
+        1.0 + PLAZA_SIDE_M,
+        -FLOOR_THICKNESS_M,
+        0.0,
+        half,
+    ))];
+    (primitives, 0.0, 8.0)
 }

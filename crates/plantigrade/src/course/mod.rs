@@ -250,7 +250,7 @@ impl From<CourseProblem> for CourseError {
 }
 
 impl Course {
-    /// The built-in course: twenty-one sections side by side, [`SECTION_SPACING_M`] apart
+    /// The built-in course: twenty-two sections side by side, [`SECTION_SPACING_M`] apart
     /// along world +X (section `i`'s lane is the line `x = i · 6`), each 4 m wide and
     /// travelled along +Z from a spawn at `z = 1`, with a flat run-up of 3 m before its
     /// feature and a run-out after it. In order ([`SECTION_NAMES`]):
@@ -273,6 +273,7 @@ impl Course {
     /// | `ramp_stairs` | from z = 3: an 18° ramp up 0.6 m straight into 5 steps up (riser 0.17, tread 0.28), a 2 m landing, 5 steps down straight into the ramp down |
     /// | `stairs_ramp` | the other order: 5 steps up straight into the 18° ramp up, the landing, the ramp down straight into 5 steps down |
     /// | `rolling_bumps` | z 3–17.5: five smooth caps 0.15–0.35 m high, 1.2–1.8 m in base radius, in a row (some meeting in creases) |
+    /// | `plaza` | the last lane: a 10 m square of floor, z 1–11, from 2 m before the lane to 8 m past it toward +X (room to run a circle) |
     pub fn default_course() -> Course {
         default_course::build()
     }

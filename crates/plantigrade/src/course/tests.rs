@@ -70,12 +70,23 @@ fn sections_do_not_overlap_and_off_course_is_none() {
     let c = course();
     for (i, section) in c.sections.iter().enumerate() {
         let x = i as f32 * SECTION_SPACING_M;
+        // The plaza, the last lane, spreads 8 m toward +X, where no lane follows.
+        let plaza = section.name == "plaza";
+        assert!(
+            !plaza || i + 1 == c.sections.len(),
+            "the plaza is the last lane"
+        );
         for z in [-0.5, 0.5, 5.0, 10.0, 30.0] {
             // Halfway between lanes there is nothing.
-            assert_eq!(c.ground(x + 0.5 * SECTION_SPACING_M, z), None);
+            if !plaza {
+                assert_eq!(c.ground(x + 0.5 * SECTION_SPACING_M, z), None);
+            }
+            assert_eq!(c.ground(x - 0.5 * SECTION_SPACING_M, z), None);
         }
         assert_eq!(c.ground(x, -0.5), None, "{} before its start", section.name);
-        // Every ground primitive of a section stays within its lane (±2 m).
+        // Every ground primitive of a section stays within its lane (±2 m; the plaza
+        // from 2 m before it to 8 m past it).
+        let reach_m = if plaza { 8.0 } else { 2.0 };
         for primitive in &section.primitives {
             if let Shape::Box {
                 center_world,
@@ -84,7 +95,7 @@ fn sections_do_not_overlap_and_off_course_is_none() {
             } = primitive.shape
             {
                 assert!(center_world.x - half_extents_m.x >= x - 2.0 - 1e-4);
-                assert!(center_world.x + half_extents_m.x <= x + 2.0 + 1e-4);
+                assert!(center_world.x + half_extents_m.x <= x + reach_m + 1e-4);
             }
         }
     }
