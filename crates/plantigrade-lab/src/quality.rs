@@ -166,6 +166,12 @@ pub struct FootQuality {
     pub ground_skid_max_cm: f32,
     /// Footfalls counted by the ground skid (both feet).
     pub footfalls: u64,
+    /// The closest the two feet came (cm): over grounded and airborne ticks, the least
+    /// distance between the feet, each taken as the three segments between its ankle, heel
+    /// and ball points (a foot through the other, or the legs crossing at the feet, shows
+    /// here). 0 when a sample is non-finite.
+    #[serde(default)]
+    pub feet_min_distance_cm: f32,
     /// Footfalls onto a step: level ground under heel and ball (within 1 cm of each other)
     /// at a height 5 cm or more from where the same foot last landed (a tread up or down a
     /// flight; not a ramp, whose ground is not level under the foot).
@@ -733,6 +739,29 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
         }
     }
 
+    // The feet never collide (directional locomotion's item 4).
+    let mut feet_min_m = f32::INFINITY;
+    for sample in samples {
+        let [l, r] = &sample.feet;
+        let segments = |f: &FootSample| {
+            [
+                (f.ankle_world, f.heel_world),
+                (f.ankle_world, f.ball_world),
+                (f.heel_world, f.ball_world),
+            ]
+        };
+        for (a0, a1) in segments(l) {
+            for (b0, b1) in segments(r) {
+                let d = segment_distance_m(a0, a1, b0, b1);
+                feet_min_m = if d.is_finite() {
+                    feet_min_m.min(d)
+                } else {
+                    0.0
+                };
+            }
+        }
+    }
+
     // QUAL-5: jerk on both ankles (pooled) and on the pelvis.
     let mut foot_jerk = Rms::default();
     for foot in 0..2 {
@@ -768,6 +797,11 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     quality.ground_skid_mean_cm = to_f32(skid_m.mean() * 100.0);
     quality.ground_skid_max_cm = to_f32(skid_m.max * 100.0);
     quality.footfalls = skid_m.count;
+    quality.feet_min_distance_cm = if feet_min_m.is_finite() {
+        feet_min_m * 100.0
+    } else {
+        0.0
+    };
     quality.step_landings = step_landings;
     quality.stances_toes_over_edge = toes_over;
     quality.stances_heel_over_edge = heel_over;
@@ -795,6 +829,41 @@ pub fn footfalls(samples: &[TickSample], foot: usize) -> Vec<plantigrade::clip_a
         &height(SolePoint::Heel),
         &height(SolePoint::Ball),
     )
+}
+
+/// The least distance (m) between segments `a0–a1` and `b0–b1` (the closest points by
+/// the clamped solve of the two segment parameters; a degenerate segment is its point).
+fn segment_distance_m(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> f32 {
+    let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
+    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
+    const EPS: f32 = 1e-12;
+    let (s, t) = if a <= EPS && e <= EPS {
+        (0.0, 0.0)
+    } else if a <= EPS {
+        (0.0, (f / e).clamp(0.0, 1.0))
+    } else {
+        let c = d1.dot(r);
+        if e <= EPS {
+            ((-c / a).clamp(0.0, 1.0), 0.0)
+        } else {
+            let b = d1.dot(d2);
+            let denom = a * e - b * b;
+            let s = if denom > EPS {
+                ((b * f - c * e) / denom).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let t = (b * s + f) / e;
+            if t < 0.0 {
+                ((-c / a).clamp(0.0, 1.0), 0.0)
+            } else if t > 1.0 {
+                (((b - c) / a).clamp(0.0, 1.0), 1.0)
+            } else {
+                (s, t)
+            }
+        }
+    };
+    (a0 + d1 * s).distance(b0 + d2 * t)
 }
 
 /// The rise (m) of a step edge between a foot's heel and ball (ball higher positive), or
@@ -1288,6 +1357,47 @@ mod tests {
         assert_eq!(q.step_landings_forefoot, 1, "{q:?}");
         assert_eq!(q.stances_toes_over_edge, 1, "{q:?}");
         assert_eq!(q.stances_heel_over_edge, 1, "{q:?}");
+    }
+
+    #[test]
+    fn segment_distances_are_exact_and_the_feet_minimum_is_taken() {
+        let v = Vec3::new;
+        // Skew lines 1 m apart, crossing in plan: the common perpendicular.
+        let d = segment_distance_m(
+            v(-1.0, 0.0, 0.0),
+            v(1.0, 0.0, 0.0),
+            v(0.0, 1.0, -1.0),
+            v(0.0, 1.0, 1.0),
+        );
+        assert!((d - 1.0).abs() < 1e-6, "{d}");
+        // Parallel, offset along their length: end to end.
+        let d = segment_distance_m(
+            v(0.0, 0.0, 0.0),
+            v(1.0, 0.0, 0.0),
+            v(2.0, 0.0, 0.0),
+            v(3.0, 0.0, 0.0),
+        );
+        assert!((d - 1.0).abs() < 1e-6, "{d}");
+        // A point against a segment, and two points.
+        let d = segment_distance_m(
+            v(0.5, 0.3, 0.0),
+            v(0.5, 0.3, 0.0),
+            v(0.0, 0.0, 0.0),
+            v(1.0, 0.0, 0.0),
+        );
+        assert!((d - 0.3).abs() < 1e-6, "{d}");
+        assert!((segment_distance_m(Vec3::ZERO, Vec3::ZERO, Vec3::X, Vec3::X) - 1.0).abs() < 1e-6);
+        // Two feet 0.2 m apart, then one crossing the other: the minimum is 0.
+        let samples = trace(10, HZ, |i, s| {
+            let x = if i == 5 { 0.1 } else { -0.1 };
+            s.feet = [foot_at(0.1, 0.0, 0.0), foot_at(x, 0.0, 0.05)];
+        });
+        let q = foot_quality(&samples, HZ);
+        assert!(q.feet_min_distance_cm < 1e-3, "{}", q.feet_min_distance_cm);
+        let samples = trace(10, HZ, |_, s| {
+            s.feet = [foot_at(0.1, 0.0, 0.0), foot_at(-0.1, 0.0, 0.0)];
+        });
+        assert!((foot_quality(&samples, HZ).feet_min_distance_cm - 20.0).abs() < 1e-3);
     }
 
     #[test]

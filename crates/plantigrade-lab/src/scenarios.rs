@@ -53,6 +53,9 @@ pub enum Kind {
     Circle,
 }
 
+/// The closest the two feet may come, ankle–heel–ball segments against each other (cm).
+const FEET_MIN_DISTANCE_CM: f32 = 5.0;
+
 /// Radius of the circle scenario (m).
 pub const CIRCLE_RADIUS_M: f32 = 3.0;
 /// The circle's lean is judged from this time on (s): the run is up to speed and on the
@@ -1383,6 +1386,7 @@ pub fn run_all(
     progress.finish_and_clear();
     add_foot_checks(&mut results);
     add_skid_checks(&mut results);
+    add_feet_apart_checks(&mut results);
     if options.tilts.contains(&TiltMode::On) && options.modes.contains(&FootIkMode::Predictive) {
         add_tilt_checks(
             &mut results,
@@ -1524,6 +1528,29 @@ fn add_tilt_checks(
 
 /// On stairs, at least this share of the footfalls onto a tread touch down ball first.
 const FOREFOOT_FIRST_MIN_SHARE: f32 = 0.8;
+
+/// The feet never collide (directional locomotion's item 4): on every run, every mode, the
+/// two feet (ankle–heel–ball segments) stay at least [`FEET_MIN_DISTANCE_CM`] apart. On the
+/// 12 cm beam the feet are brought in to its centre line and pass 4.4–5.3 cm apart (centre
+/// lines: their soles overlap): measured, not gated, until the narrow-support gait steps
+/// around the standing foot.
+fn add_feet_apart_checks(results: &mut [ScenarioResult]) {
+    for r in results.iter_mut() {
+        let apart_cm = r.metrics.foot.feet_min_distance_cm;
+        let gate = if r.name == "beam_narrow_walk" {
+            Check::target
+        } else {
+            Check::new
+        };
+        r.checks.push(gate(
+            "feet_apart",
+            apart_cm >= FEET_MIN_DISTANCE_CM,
+            format!(
+                "the feet came within {apart_cm:.1} cm of each other (≥ {FEET_MIN_DISTANCE_CM})"
+            ),
+        ));
+    }
+}
 
 /// QUAL-4 ground skid on every predictive run: mean ≤ 2 cm and worst ≤ 5 cm per footfall,
 /// pivots, stops and landings included. Against the 50° slope the capsule itself slides
