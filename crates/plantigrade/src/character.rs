@@ -411,6 +411,7 @@ impl Character {
                 self.output.actual_velocity_world,
                 self.movement.facing_yaw_rad(),
                 self.output.vars.is_grounded,
+                self.last_move.sliding_down_slope || self.last_move.hit_wall,
                 dt_s,
             );
             let mut offsets = if output.enabled {

@@ -98,13 +98,17 @@ pub struct Lean {
 
 impl Lean {
     /// One tick: from the body's velocity (world), its facing and whether it is on the
-    /// ground. A teleport or a bad input (non-finite, dt ≤ 0) leaves the lean as it was.
+    /// ground. `pushed`: the world, not the legs, changed the velocity this tick (the
+    /// capsule slid down a slope too steep to stand on, or ran into a wall); that change is
+    /// not leaned into (a body slid back down a slope does not brace as if braking), and
+    /// the lean eases back. A bad input (non-finite, dt ≤ 0) leaves the lean as it was.
     pub fn update(
         &mut self,
         config: &LeanConfig,
         velocity_world: Vec3,
         facing_yaw_rad: f32,
         grounded: bool,
+        pushed: bool,
         dt_s: f32,
     ) -> LeanOutput {
         let config = config.sanitized();
@@ -113,8 +117,8 @@ impl Lean {
             return self.output;
         }
         let raw = match self.last_velocity_xz {
-            Some(last) => (velocity - last) / dt_s,
-            None => Vec2::ZERO,
+            Some(last) if !pushed => (velocity - last) / dt_s,
+            _ => Vec2::ZERO,
         };
         self.last_velocity_xz = Some(velocity);
         // Into the facing frame: model +Z is forward, +X the character's left (world +X
@@ -160,7 +164,7 @@ mod tests {
             // Heading +Z at angle 0 and turning toward +X: the centre is on the left.
             let velocity = Vec3::new(angle.sin(), 0.0, angle.cos()) * speed_m_s;
             let yaw = velocity.x.atan2(velocity.z);
-            lean.update(&config, velocity, yaw, grounded, dt);
+            lean.update(&config, velocity, yaw, grounded, false, dt);
         }
         lean
     }
@@ -196,11 +200,11 @@ mod tests {
         let dt = 1.0 / 60.0;
         // 0 → 6 m/s in half a second along +Z: 12 m/s², well past the 8° cap.
         for k in 0..=30 {
-            lean.update(&config, Vec3::Z * (0.2 * k as f32), 0.0, true, dt);
+            lean.update(&config, Vec3::Z * (0.2 * k as f32), 0.0, true, false, dt);
         }
         assert!((lean.output().pitch_rad - config.max_pitch_rad).abs() < 1e-4);
         for _ in 0..60 {
-            lean.update(&config, Vec3::Z * 6.0, 0.0, true, dt);
+            lean.update(&config, Vec3::Z * 6.0, 0.0, true, false, dt);
         }
         assert!(
             lean.output().pitch_rad.abs() < 0.01,
@@ -208,9 +212,41 @@ mod tests {
             lean.output()
         );
         for k in 0..=30 {
-            lean.update(&config, Vec3::Z * (6.0 - 0.2 * k as f32), 0.0, true, dt);
+            lean.update(
+                &config,
+                Vec3::Z * (6.0 - 0.2 * k as f32),
+                0.0,
+                true,
+                false,
+                dt,
+            );
         }
         assert!((lean.output().pitch_rad + config.max_pitch_rad).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_push_from_the_world_is_not_leaned_into() {
+        let config = LeanConfig::default();
+        let dt = 1.0 / 60.0;
+        // Walking at 1.5 m/s, then thrown back to -1.5 m/s over a tenth of a second by a
+        // slope too steep to stand on: braking by the legs would lean back the 8° cap.
+        let run = |pushed: bool| {
+            let mut lean = Lean::default();
+            for _ in 0..30 {
+                lean.update(&config, Vec3::Z * 1.5, 0.0, true, false, dt);
+            }
+            for k in 0..=6 {
+                let v = 1.5 - 0.5 * k as f32;
+                lean.update(&config, Vec3::Z * v, 0.0, true, pushed, dt);
+            }
+            lean.output().pitch_rad
+        };
+        assert!(
+            (run(false) + config.max_pitch_rad).abs() < 1e-4,
+            "{}",
+            run(false)
+        );
+        assert!(run(true).abs() < 1e-4, "{}", run(true));
     }
 
     #[test]
@@ -219,14 +255,14 @@ mod tests {
         let before = lean.output();
         let config = LeanConfig::default();
         assert_eq!(
-            lean.update(&config, Vec3::NAN, 0.0, true, 1.0 / 60.0),
+            lean.update(&config, Vec3::NAN, 0.0, true, false, 1.0 / 60.0),
             before
         );
         assert_eq!(
-            lean.update(&config, Vec3::Z, f32::NAN, true, 1.0 / 60.0),
+            lean.update(&config, Vec3::Z, f32::NAN, true, false, 1.0 / 60.0),
             before
         );
-        assert_eq!(lean.update(&config, Vec3::Z, 0.0, true, 0.0), before);
+        assert_eq!(lean.update(&config, Vec3::Z, 0.0, true, false, 0.0), before);
         let wild = LeanConfig {
             turn_factor: f32::NAN,
             max_roll_rad: 9.0,
@@ -238,7 +274,7 @@ mod tests {
         assert_eq!(wild.turn_factor, LeanConfig::default().turn_factor);
         assert!(wild.max_roll_rad <= std::f32::consts::FRAC_PI_4);
         assert!(wild.smoothing_s >= 0.01 && wild.airborne_share <= 1.0);
-        let out = lean.update(&wild, Vec3::Z * 1e30, 0.0, true, 1.0 / 60.0);
+        let out = lean.update(&wild, Vec3::Z * 1e30, 0.0, true, false, 1.0 / 60.0);
         assert!(
             out.roll_rad.is_finite() && out.pitch_rad.is_finite(),
             "{out:?}"
