@@ -123,6 +123,40 @@ fn floor(x: f32, z0: f32, z1: f32) -> Primitive {
     ground(slab(x, z0, z1, -FLOOR_THICKNESS_M, 0.0, HALF_WIDTH_M))
 }
 
+/// A lane-wide ramp from `start_z` over `length_m` along +Z, its top going from
+/// `start_top_m` to `end_top_m`, solid down to 0.25 m below the floor.
+fn lane_ramp(x: f32, start_z: f32, length_m: f32, start_top_m: f32, end_top_m: f32) -> Primitive {
+    ground(Shape::Ramp {
+        center_xz_world: Vec2::new(x, start_z + 0.5 * length_m),
+        half_width_m: HALF_WIDTH_M,
+        half_length_m: 0.5 * length_m,
+        yaw_deg: 0.0,
+        bottom_y_m: -0.25,
+        start_top_y_m: start_top_m,
+        end_top_y_m: end_top_m,
+    })
+}
+
+/// A lane-wide flight of `steps` from `base_y` at `start_z`, up along +Z (yaw 0) or, from
+/// its far end, along -Z (yaw 180).
+fn lane_flight(
+    x: f32,
+    start_z: f32,
+    base_y: f32,
+    yaw_deg: f32,
+    steps: u32,
+    riser_m: f32,
+) -> Primitive {
+    ground(Shape::Stairs {
+        start_world: Vec3::new(x, base_y, start_z),
+        yaw_deg,
+        width_m: 2.0 * HALF_WIDTH_M,
+        step_count: steps,
+        riser_m,
+        tread_m: TREAD_M,
+    })
+}
+
 /// Up a flight, a landing, down a flight, on a floor.
 fn stairs(x: f32, riser_m: f32) -> Built {
     let run = TREAD_M * STEPS as f32;
@@ -131,16 +165,7 @@ fn stairs(x: f32, riser_m: f32) -> Built {
     let landing_start = up_start + run;
     let down_end = landing_start + LANDING_M + run;
     let total = down_end + RUN_UP_M;
-    let flight = |start_z: f32, yaw_deg: f32| {
-        ground(Shape::Stairs {
-            start_world: Vec3::new(x, 0.0, start_z),
-            yaw_deg,
-            width_m: 2.0 * HALF_WIDTH_M,
-            step_count: STEPS,
-            riser_m,
-            tread_m: TREAD_M,
-        })
-    };
+    let flight = |start_z: f32, yaw_deg: f32| lane_flight(x, start_z, 0.0, yaw_deg, STEPS, riser_m);
     let primitives = vec![
         floor(x, 0.0, total),
         flight(up_start, 0.0),
@@ -167,15 +192,7 @@ fn ramp(x: f32, angle_deg: f32) -> Built {
     let down_end = down_start + length;
     let total = down_end + RUN_UP_M;
     let wedge = |start_z: f32, start_top: f32, end_top: f32| {
-        ground(Shape::Ramp {
-            center_xz_world: Vec2::new(x, start_z + 0.5 * length),
-            half_width_m: HALF_WIDTH_M,
-            half_length_m: 0.5 * length,
-            yaw_deg: 0.0,
-            bottom_y_m: -0.25,
-            start_top_y_m: start_top,
-            end_top_y_m: end_top,
-        })
+        lane_ramp(x, start_z, length, start_top, end_top)
     };
     let primitives = vec![
         floor(x, 0.0, total),
@@ -337,26 +354,17 @@ fn junction(x: f32, ramp_first: bool) -> Built {
     let down_end = down_second_end + first_run;
     let total = down_end + RUN_UP_M;
     let wedge = |start_z: f32, start_top: f32, end_top: f32| {
-        ground(Shape::Ramp {
-            center_xz_world: Vec2::new(x, start_z + 0.5 * ramp_run),
-            half_width_m: HALF_WIDTH_M,
-            half_length_m: 0.5 * ramp_run,
-            yaw_deg: 0.0,
-            bottom_y_m: -0.25,
-            start_top_y_m: start_top,
-            end_top_y_m: end_top,
-        })
+        lane_ramp(x, start_z, ramp_run, start_top, end_top)
     };
-    // A flight from `base_y` up along +Z (yaw 0) or, from the far end, along -Z (yaw 180).
     let flight = |start_z: f32, base_y: f32, yaw_deg: f32| {
-        ground(Shape::Stairs {
-            start_world: Vec3::new(x, base_y, start_z),
+        lane_flight(
+            x,
+            start_z,
+            base_y,
             yaw_deg,
-            width_m: 2.0 * HALF_WIDTH_M,
-            step_count: JUNCTION_STEPS,
-            riser_m: JUNCTION_RISER_M,
-            tread_m: TREAD_M,
-        })
+            JUNCTION_STEPS,
+            JUNCTION_RISER_M,
+        )
     };
     let mut primitives = vec![
         floor(x, 0.0, total),
