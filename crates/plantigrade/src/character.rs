@@ -317,11 +317,12 @@ impl Character {
 
         // The feet as animated, before tilt moves them (foot IK keeps their lift), with the
         // stride shortened along the movement by the graph's playback scale.
+        // The contact curves as blended; with foot IK, gated by the animated feet.
+        let curves = self
+            .contact_curves
+            .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id)));
         if let Ok(foot_ik) = &self.foot_ik {
             self.animated_feet = foot_ik.rig().animated_feet(&self.model);
-            let curves = self
-                .contact_curves
-                .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id)));
             self.foot_contact =
                 [0, 1].map(|i| self.animated_feet[i].gated_contact(curves[i], &foot_ik.config));
             let landings = self
@@ -345,9 +346,7 @@ impl Character {
             }
             self.landing_feet = landing_feet;
         } else {
-            self.foot_contact = self
-                .contact_curves
-                .map(|id| id.map_or(f32::NAN, |id| self.graph.curve(id)));
+            self.foot_contact = curves;
         }
         let landing_in_s = self.time_to_landing_s(dt_s);
         self.landing_in_s = landing_in_s;
