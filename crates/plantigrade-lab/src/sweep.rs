@@ -350,7 +350,7 @@ const STAIRS_FLOAT_MIN_SHARE: f32 = 0.9;
 fn print_stairs_targets(rows: &[SweepRow]) {
     let stairs: Vec<&SweepRow> = rows
         .iter()
-        .filter(|r| r.scenario.starts_with("stairs_") && !r.scenario.starts_with("stairs_ramp"))
+        .filter(|r| scenarios::is_flight(&r.scenario))
         .collect();
     let runs: u32 = stairs.iter().map(|r| r.runs).sum();
     if runs == 0 {
