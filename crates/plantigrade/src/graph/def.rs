@@ -213,7 +213,9 @@ pub struct LayerDef {
     /// none). Empty: the whole body at full weight.
     #[serde(default)]
     pub mask: Vec<(String, f32)>,
-    /// Seconds for the layer weight to settle (within 5 %) after the parameter changes.
+    /// Seconds the layer weight takes to go all the way from 0 to 1 (or back) after the
+    /// parameter changes: it eases in and out (smoothstep), so the layer's bones start and
+    /// stop moving gently instead of jumping on the first tick. 0 snaps.
     #[serde(default)]
     pub weight_smoothing_s: f32,
 }

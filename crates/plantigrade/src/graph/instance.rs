@@ -109,6 +109,8 @@ pub struct GraphInstance {
     nodes: Vec<NodeState>,
     machines: Vec<MachineState>,
     layer_weights: Vec<f32>,
+    /// Each layer's eased weight as a linear ramp: the weight is `smoothstep(ramp)`.
+    layer_ramps: Vec<f32>,
     /// Blended float curves of the base layer (index = curve id).
     curves: Vec<f32>,
     /// Clips sampled for the base layer in the last tick.
@@ -157,6 +159,7 @@ impl GraphInstance {
             nodes,
             machines,
             layer_weights: vec![0.0; asset.layers.len()],
+            layer_ramps: vec![0.0; asset.layers.len()],
             curves: vec![0.0; asset.curve_names.len()],
             sampled: Vec::with_capacity(3 * asset.nodes.len()),
             scratch: vec![rest; asset.scratch_poses.max(1)],
@@ -318,13 +321,9 @@ impl GraphInstance {
                 let target = (layer.weight_param.map_or(1.0, |p| p.get(&self.params))
                     * layer.weight)
                     .clamp(0.0, 1.0);
-                self.layer_weights[i] = approach(
-                    self.layer_weights[i],
-                    target,
-                    layer.weight_smoothing_s,
-                    layer.weight_smoothing_s,
-                    dt_s,
-                );
+                self.layer_ramps[i] =
+                    ramp_toward(self.layer_ramps[i], target, layer.weight_smoothing_s, dt_s);
+                self.layer_weights[i] = smoothstep(self.layer_ramps[i]);
             }
             if delta.is_finite() {
                 self.root_motion = delta.filtered(&asset.root_motion);
@@ -374,6 +373,31 @@ fn approach(current: f32, target: f32, up_s: f32, down_s: f32, dt_s: f32) -> f32
     // e^(−k·settle) = 0.05 ⇒ k = ln 20 / settle.
     let k = 20f32.ln() / settle_s;
     current + (target - current) * (1.0 - (-k * dt_s).exp())
+}
+
+/// One tick of a layer weight's ramp: `ramp` moves linearly, a whole 0 → 1 in
+/// `full_s` seconds, toward the ramp value whose [`smoothstep`] is `target` (0..=1). The
+/// weight eased through smoothstep starts and stops with zero speed: a layer switched on
+/// does not jump its bones on the first tick (an exponential approach moved the hands
+/// 11–16 cm in that tick when aim came on). 0 s snaps. Frame-rate independent.
+fn ramp_toward(ramp: f32, target: f32, full_s: f32, dt_s: f32) -> f32 {
+    let goal = inverse_smoothstep(target.clamp(0.0, 1.0));
+    if full_s <= 0.0 || !ramp.is_finite() {
+        return goal;
+    }
+    let step = dt_s.max(0.0) / full_s;
+    ramp + (goal - ramp).clamp(-step, step)
+}
+
+/// `3x² − 2x³` on 0..=1.
+fn smoothstep(x: f32) -> f32 {
+    let x = x.clamp(0.0, 1.0);
+    x * x * (3.0 - 2.0 * x)
+}
+
+/// The `x` in 0..=1 whose [`smoothstep`] is `y` (0..=1).
+fn inverse_smoothstep(y: f32) -> f32 {
+    0.5 - ((1.0 - 2.0 * y.clamp(0.0, 1.0)).asin() / 3.0).sin()
 }
 
 fn wrap_into(value: f32, (lo, hi): (f32, f32)) -> f32 {
@@ -985,5 +1009,63 @@ impl Evaluate<'_> {
         out.copy_from(source_pose)?;
         self.machines[m].last_output.copy_from(out)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod layer_weight_tests {
+    use super::{inverse_smoothstep, ramp_toward, smoothstep};
+
+    #[test]
+    fn inverse_smoothstep_inverts() {
+        for i in 0..=20 {
+            let y = i as f32 / 20.0;
+            assert!((smoothstep(inverse_smoothstep(y)) - y).abs() < 1e-5, "{y}");
+        }
+    }
+
+    /// Switched on, the weight takes exactly the smoothing time, starts and ends at rest,
+    /// and gets there the same at 30 and 144 Hz.
+    #[test]
+    fn the_weight_eases_in_over_the_smoothing_time() {
+        for hz in [30.0f32, 60.0, 144.0] {
+            let dt = 1.0 / hz;
+            let (mut ramp, mut weights) = (0.0, vec![0.0]);
+            for _ in 0..(0.3 * hz) as usize {
+                ramp = ramp_toward(ramp, 1.0, 0.2, dt);
+                weights.push(smoothstep(ramp));
+            }
+            // The weight after i ticks is smoothstep of the time over 0.2 s, whatever the rate.
+            for (i, &w) in weights.iter().enumerate() {
+                let wanted = smoothstep(i as f32 * dt / 0.2);
+                assert!(
+                    (w - wanted).abs() < 1e-4,
+                    "{hz} Hz, tick {i}: {w} vs {wanted}"
+                );
+            }
+            assert_eq!(weights.last(), Some(&1.0));
+            // The first step is small: the weight starts at rest (smoothstep of one tick's
+            // ramp), unlike an exponential approach's 22 % at 60 Hz.
+            let first = weights[1];
+            assert!(
+                first < 3.0 * (dt / 0.2f32).powi(2) + 1e-6,
+                "{hz} Hz: {first}"
+            );
+            // Going back down is the mirror image.
+            let mut down = ramp;
+            let ticks = (0.1 * hz).round();
+            for _ in 0..ticks as usize {
+                down = ramp_toward(down, 0.0, 0.2, dt);
+            }
+            let wanted = 1.0 - smoothstep(ticks * dt / 0.2);
+            assert!((smoothstep(down) - wanted).abs() < 1e-4, "{hz} Hz");
+        }
+        // 0 s snaps; a target in between is held exactly.
+        assert_eq!(smoothstep(ramp_toward(0.0, 1.0, 0.0, 0.016)), 1.0);
+        let mut ramp = 0.0;
+        for _ in 0..100 {
+            ramp = ramp_toward(ramp, 0.3, 0.2, 1.0 / 60.0);
+        }
+        assert!((smoothstep(ramp) - 0.3).abs() < 1e-5);
     }
 }
