@@ -438,18 +438,22 @@ fn rolling_bumps(x: f32) -> Built {
     (primitives, 0.0, end_z - 2.5 - SPAWN_Z_M)
 }
 
-/// Side of the plaza's square of floor (m): room for a 3 m circle beside the lane.
-const PLAZA_SIDE_M: f32 = 10.0;
+/// Width of the plaza's floor toward +X (m): room for a 3 m circle beside the lane, and
+/// for strafing 7 m sideways.
+const PLAZA_WIDTH_M: f32 = 10.0;
+/// Length of the plaza's floor along +Z (m): room to build up from a walk to a sprint and
+/// stop.
+const PLAZA_LENGTH_M: f32 = 20.0;
 
-/// A 10 m square of flat floor from the lane out toward +X (the last lane, so it overlaps
-/// none): z 1–11, x from 2 m before the lane to 8 m past it. Room to run a 3 m circle
-/// centred 3 m toward +X of the spawn.
+/// A 10 m by 20 m rectangle of flat floor from the lane out toward +X (the last lane, so
+/// it overlaps none): z 1–21, x from 2 m before the lane to 8 m past it. Room to run a 3 m
+/// circle centred 3 m toward +X of the spawn, to strafe, backpedal and sprint.
 fn plaza(x: f32) -> Built {
-    let half = 0.5 * PLAZA_SIDE_M;
+    let half = 0.5 * PLAZA_WIDTH_M;
     let primitives = vec![ground(slab(
         x + 3.0,
         1.0,
-        1.0 + PLAZA_SIDE_M,
+        1.0 + PLAZA_LENGTH_M,
         -FLOOR_THICKNESS_M,
         0.0,
         half,
