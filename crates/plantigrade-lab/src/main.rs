@@ -3,6 +3,7 @@
 //! mannequin and inspect any glTF file.
 
 mod clip_table;
+mod continuity;
 mod film;
 mod graph_cmd;
 mod inspect;

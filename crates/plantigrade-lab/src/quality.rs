@@ -123,6 +123,9 @@ pub struct TickSample {
     pub lean_pitch_rad: f32,
     /// Every joint of the final pose, in skeleton order (for filmstrips; may be empty).
     pub joints_world: Vec<Vec3>,
+    /// How far the hips (the line between the thigh joints) are turned from the facing
+    /// (rad, positive toward the left; see `crate::continuity::hips_yaw_rad`).
+    pub hips_yaw_rad: f32,
 }
 
 /// Foot metrics of one run (SPEC QUAL-1..5, QUAL-7 counts). Field names are the JSON keys.
