@@ -287,11 +287,15 @@ pub fn render(film: &Film, path: &Path) -> anyhow::Result<()> {
     let front = Projection::new(film.origin_world, film.direction_world, ViewKind::Front);
     if film.views.front {
         let (mut y0, mut y1) = (f32::INFINITY, f32::NEG_INFINITY);
+        // At least ±1.2 m across; wider where the figures go (a strafe).
+        let (mut x0, mut x1) = (-1.2f32, 1.2f32);
         for &i in &frames {
             for &p in &samples[i].joints_world {
                 if p.is_finite() {
                     y0 = y0.min(p.y);
                     y1 = y1.max(p.y);
+                    x0 = x0.min(front.lateral(p) - 0.2);
+                    x1 = x1.max(front.lateral(p) + 0.2);
                 }
             }
         }
@@ -299,7 +303,7 @@ pub fn render(film: &Film, path: &Path) -> anyhow::Result<()> {
             ViewKind::Front,
             Panel {
                 owns: (f32::NEG_INFINITY, f32::INFINITY),
-                x: (-1.2, 1.2),
+                x: (x0, x1),
                 y: (y0 - 0.6, y1 + 0.15),
                 caption: "front view, every figure overlaid (the character's left to the right)"
                     .into(),
@@ -440,9 +444,10 @@ fn draw_panel(
             // The cross-section halfway through the run.
             let mid = &samples[samples.len() / 2];
             let centre = projection.origin + projection.forward * projection.along(mid.root_world);
-            let section: Vec<(f32, f32)> = (0..=240)
+            let steps = ((panel.x.1 - panel.x.0) / 0.01).ceil() as usize;
+            let section: Vec<(f32, f32)> = (0..=steps)
                 .filter_map(|i| {
-                    let l = -1.2 + i as f32 * 0.01;
+                    let l = panel.x.0 + i as f32 * 0.01;
                     let p = centre + projection.left * l;
                     film.course.ground_height(p.x, p.z).map(|h| (l, h))
                 })

@@ -319,11 +319,15 @@ fn run_film(
                     direction_world: path_info.direction,
                     every_s,
                     views: film::Views {
+                        // Sideways motion shows from in front: the strafes too.
                         front: scenario.section.contains("beam")
-                            || scenario.section.contains("cross_slope"),
+                            || scenario.section.contains("cross_slope")
+                            || scenario.kind == scenarios::Kind::Strafe,
                         top: matches!(
                             scenario.kind,
-                            scenarios::Kind::Turn180 | scenarios::Kind::Circle
+                            scenarios::Kind::Turn180
+                                | scenarios::Kind::Circle
+                                | scenarios::Kind::Diagonal
                         ),
                     },
                 };
