@@ -388,6 +388,9 @@ struct FootState {
     /// How much of the forefoot-first pitch the foot has (0..1): in over the end of a
     /// swing onto a step, out as the heel comes down after touch-down.
     stair_pitch_w: f32,
+    /// The ankle target's world height last tick and its vertical speed then (m, m/s), for
+    /// [`limit_drop_m`].
+    last_target_y: Option<(f32, f32)>,
 }
 
 impl FootState {
@@ -975,6 +978,21 @@ impl FootIk {
                     alphas[i] = alphas[i].max(1e-3);
                 }
             }
+            // A swinging foot whose ground drops away under it (past a nosing, off a
+            // ledge) follows it down at most as fast as a body falls hard, not a tread
+            // in one tick (a 20–25 cm pop). Only down, where holding back lifts the foot
+            // clear, never into anything.
+            let swinging_free = input.grounded && !state.lock.is_locked() && state.contact < 0.5;
+            if let (true, Some((last_y, last_speed))) = (swinging_free, state.last_target_y) {
+                blended.y = blended.y.max(limit_drop_m(last_y, last_speed, dt_s));
+            }
+            state.last_target_y = match (blended.is_finite(), state.last_target_y) {
+                (true, Some((last_y, _))) if dt_s > 0.0 => {
+                    Some((blended.y, (blended.y - last_y) / dt_s))
+                }
+                (true, _) => Some((blended.y, 0.0)),
+                (false, _) => None,
+            };
             targets_world[i] = if blended.is_finite() {
                 blended
             } else {
@@ -1384,6 +1402,21 @@ fn swing_ground_m(here_m: f32, carried_m: f32, there_m: f32, swing_progress: f32
     let climb = lerp(toward_landing, over_steps, step);
     lerp(here_m, there_m - step_up_m, toward_landing) + step_up_m * climb
 }
+
+/// The lowest a swinging foot's target may go this tick (m, world): from `last_y`, moving
+/// at `last_speed_m_s` (m/s, up positive), speeding up downward by at most
+/// [`SWING_DROP_ACCEL_M_S2`]. Slowing down, rising or stopping is not limited.
+fn limit_drop_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
+    if !(last_y.is_finite() && last_speed_m_s.is_finite() && dt_s > 0.0) {
+        return f32::MIN;
+    }
+    let speed = last_speed_m_s.min(0.0) - SWING_DROP_ACCEL_M_S2 * dt_s;
+    last_y + speed * dt_s
+}
+
+/// How fast a swinging foot may speed up downward (m/s²): a tread's 20 cm in about 0.05 s
+/// from rest, well above what a gait's own swing asks.
+const SWING_DROP_ACCEL_M_S2: f32 = 150.0;
 
 /// Share of the swing (0..1) by which a step up between a foot and its landing is climbed.
 const STEP_CLIMB_PROGRESS: f32 = 0.4;
@@ -2161,6 +2194,29 @@ mod tests {
         assert!((swing_ground_m(0.3, 0.3, 0.0, 0.5) - 0.15).abs() < 1e-6);
         assert_eq!(swing_ground_m(0.3, 0.3, 0.0, 7.0), 0.0);
         assert_eq!(swing_ground_m(0.3, 0.3, 0.0, -1.0), 0.3);
+    }
+
+    #[test]
+    fn a_swinging_foot_follows_a_drop_at_a_bounded_acceleration() {
+        // Ground falling 0.2 m away under a foot at rest: the target goes down by a·dt²
+        // the first tick (4 cm at 60 Hz), faster each tick after, reaching the new ground
+        // in a few ticks rather than one.
+        let dt = 1.0 / 60.0;
+        let (mut y, mut speed, mut ticks) = (0.2f32, 0.0f32, 0);
+        while y > 0.0 {
+            let next = limit_drop_m(y, speed, dt).max(0.0);
+            assert!(y - next < 0.2, "dropped {} m in one tick", y - next);
+            speed = (next - y) / dt;
+            y = next;
+            ticks += 1;
+        }
+        assert!((3..=5).contains(&ticks), "{ticks} ticks");
+        // Already moving down at 2 m/s (a gait's own swing), it may go on at that speed
+        // plus the allowed speed-up; rising is never held back.
+        assert!((limit_drop_m(0.5, -2.0, dt) - (0.5 - (2.0 + 150.0 * dt) * dt)).abs() < 1e-6);
+        assert!(limit_drop_m(0.5, 3.0, dt) < 0.5);
+        assert_eq!(limit_drop_m(f32::NAN, 0.0, dt), f32::MIN);
+        assert_eq!(limit_drop_m(0.5, 0.0, 0.0), f32::MIN);
     }
 
     #[test]
