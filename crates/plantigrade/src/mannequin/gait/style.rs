@@ -85,6 +85,26 @@ pub(super) struct GaitStyle {
     pub elbow_flex_deg: f32,
     pub elbow_swing_flex_deg: f32,
     pub finger_curl_deg: f32,
+    /// Stepping straight sideways (L and R only) as a side-shuffle that keeps the feet
+    /// apart instead of crossing them; `None` crosses them as the diagonals do.
+    pub sidestep: Option<SidestepStyle>,
+}
+
+/// A sidestep: the leading foot steps out, the trailing foot closes toward it, and the
+/// feet never cross. Without flight the gap between the feet changes by the whole stride
+/// (`speed · cycle_s`) each cycle, from `2 · foot_half_width_m − stride / 2` (as the
+/// trailing foot lands) to `2 · foot_half_width_m + stride / 2` (as the leading foot
+/// lands): a short cycle keeps the stride short and a wide stance keeps the closest gap
+/// open, and the pelvis comes down so the leading leg reaches its wide landing.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SidestepStyle {
+    pub cycle_s: f32,
+    /// Ball sockets' distance from the midline at mid-stance (m).
+    pub foot_half_width_m: f32,
+    /// Mean pelvis height (m): bent knees for the wide stance.
+    pub pelvis_height_m: f32,
+    /// Peak lift of the swinging foot (m): a shuffle stays low.
+    pub swing_lift_m: f32,
 }
 
 pub(super) const WALK: GaitStyle = GaitStyle {
@@ -131,6 +151,12 @@ pub(super) const WALK: GaitStyle = GaitStyle {
     elbow_flex_deg: 18.0,
     elbow_swing_flex_deg: 15.0,
     finger_curl_deg: 20.0,
+    sidestep: Some(SidestepStyle {
+        cycle_s: 0.4,
+        foot_half_width_m: 0.245,
+        pelvis_height_m: 0.85,
+        swing_lift_m: 0.06,
+    }),
 };
 
 pub(super) const RUN: GaitStyle = GaitStyle {
@@ -175,6 +201,8 @@ pub(super) const RUN: GaitStyle = GaitStyle {
     elbow_flex_deg: 80.0,
     elbow_swing_flex_deg: 15.0,
     finger_curl_deg: 50.0,
+    // Running sideways the hips turn into the travel (see `GaitParams::hips_turned`).
+    sidestep: None,
 };
 
 pub(super) const SPRINT: GaitStyle = GaitStyle {
@@ -220,6 +248,7 @@ pub(super) const SPRINT: GaitStyle = GaitStyle {
     elbow_flex_deg: 88.0,
     elbow_swing_flex_deg: 10.0,
     finger_curl_deg: 60.0,
+    sidestep: None,
 };
 
 pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
@@ -267,4 +296,12 @@ pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
     elbow_flex_deg: 45.0,
     elbow_swing_flex_deg: 10.0,
     finger_curl_deg: 30.0,
+    sidestep: Some(SidestepStyle {
+        // 28 frames: 19 planted samples (0.68 of the cycle, within the crouch walk's
+        // range; 30 frames came out at its 0.70 edge).
+        cycle_s: 0.467,
+        foot_half_width_m: 0.245,
+        pelvis_height_m: 0.6,
+        swing_lift_m: 0.05,
+    }),
 };
