@@ -94,6 +94,64 @@ fn walk_and_run_stay_in_phase_while_blending() {
 }
 
 #[test]
+fn sideways_run_turns_its_hips_by_the_hips_back_flag_in_step() {
+    let (_m, mut g, mut pose) = setup();
+    let clip_index = |name: &str| {
+        g.asset()
+            .clips()
+            .iter()
+            .position(|c| c.name() == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let (fwd, back) = (clip_index("Run_L_HipsFwd"), clip_index("Run_L_HipsBack"));
+    let phase_of = |g: &GraphInstance, clip: usize| {
+        g.sampled_clips()
+            .iter()
+            .find(|s| s.clip == clip && s.weight > 0.0)
+            .map(|s| (s.normalized_time, s.weight))
+    };
+    set_f(&mut g, "direction", 90.0);
+    set_f(&mut g, "speed", 3.75);
+    for _ in 0..60 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Locomotion");
+    let (before, weight) = phase_of(&g, fwd).expect("hips-forward run plays");
+    assert!(weight > 0.99 && phase_of(&g, back).is_none());
+
+    // Turning the hips back cross-fades in step: the new clip picks up the phase.
+    set_b(&mut g, "hips_back", true);
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(state(&g), "Locomotion_HipsBack");
+    g.tick(DT, &mut pose).unwrap();
+    let (after, _) = phase_of(&g, back).expect("hips-back run fades in");
+    // Two ticks of a ~0.6 s cycle.
+    let advanced = (after - before).rem_euclid(1.0);
+    assert!(advanced < 0.1, "phase jumped from {before} to {after}");
+    for _ in 0..30 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert!(phase_of(&g, fwd).is_none() && phase_of(&g, back).is_some());
+
+    // A jump lands back in the hips-back state while the flag holds, and the flag's
+    // release turns the hips forward again.
+    set_b(&mut g, "is_grounded", false);
+    for _ in 0..20 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Jump");
+    set_b(&mut g, "is_grounded", true);
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(state(&g), "Locomotion_HipsBack");
+    set_b(&mut g, "hips_back", false);
+    for _ in 0..30 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Locomotion");
+    assert!(phase_of(&g, fwd).is_some() && phase_of(&g, back).is_none());
+}
+
+#[test]
 fn jump_phases_landing_grades_and_recovery() {
     let (_, mut g, mut pose) = setup();
     for (take_off_m_s, heavy) in [(9.0f32, true), (3.5, false)] {
