@@ -630,6 +630,16 @@ fn sidesteps_never_cross_the_feet() {
             let y = model.position_model(pelvis).y;
             (low, high) = (low.min(y), high.max(y));
         }
+        // The foot on the side of the travel leads: it steps out at its contact start
+        // (the left's at phase 0, the right's at ½), where the feet are widest apart.
+        let leading = if name.ends_with("_L") { 0.0 } else { 0.5 };
+        let model = model_at(clip, leading * clip.duration_s());
+        let widest =
+            foot_line_model(&model, Side::Left)[0].x - foot_line_model(&model, Side::Right)[0].x;
+        assert!(
+            widest > max_sep - 0.01,
+            "{name}: {widest} m apart as the leading foot lands, {max_sep} m at the widest"
+        );
         let speed = clip.authored_speed_m_s().unwrap_or(0.0);
         println!(
             "{name}: cycle {:.3} s, stride {:.2} m, ankles {min_sep:.3}–{max_sep:.3} m apart, \
