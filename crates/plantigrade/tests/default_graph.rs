@@ -237,6 +237,57 @@ fn aim_overlay_moves_the_upper_body_only() {
 }
 
 #[test]
+fn aim_holds_ahead_over_hips_turned_into_a_sideways_run() {
+    use plantigrade::glam::{Quat, Vec3};
+    use plantigrade::pose::{local_to_model, ModelPose};
+    let m = Mannequin::new();
+    let joint = |n: &str| m.skeleton.find(n).unwrap();
+    // Worst chest yaw and right-hand bearing from the chest (degrees) over a second of
+    // aiming at `direction` and `speed`.
+    let aim_at = |direction: f32, speed: f32, hips_back: bool| {
+        let (_, mut g, mut pose) = setup();
+        set_f(&mut g, "direction", direction);
+        set_f(&mut g, "speed", speed);
+        set_b(&mut g, "hips_back", hips_back);
+        set_b(&mut g, "aiming", true);
+        let mut model = ModelPose::new(m.skeleton.num_joints());
+        let (mut chest_deg, mut hand_deg) = (Vec::new(), Vec::new());
+        for tick in 0..120 {
+            g.tick(DT, &mut pose).unwrap();
+            if tick < 60 {
+                continue;
+            }
+            local_to_model(&m.skeleton, &pose, &mut model).unwrap();
+            let chest = Quat::from_affine3a(&model.joints_model()[joint("spine_03")]) * Vec3::Z;
+            chest_deg.push(chest.x.atan2(chest.z).to_degrees());
+            let hand =
+                model.position_model(joint("hand_r")) - model.position_model(joint("spine_03"));
+            hand_deg.push(hand.x.atan2(hand.z).to_degrees());
+        }
+        let span = |v: &[f32]| {
+            let lo = v.iter().copied().fold(f32::MAX, f32::min);
+            let hi = v.iter().copied().fold(f32::MIN, f32::max);
+            (lo, hi)
+        };
+        (span(&chest_deg), span(&hand_deg))
+    };
+    let standing = aim_at(0.0, 0.0, false);
+    for (direction, hips_back) in [(90.0, false), (90.0, true), (-90.0, false), (-90.0, true)] {
+        let running = aim_at(direction, 3.75, hips_back);
+        for (what, (lo, hi), (rest_lo, rest_hi)) in [
+            ("chest yaw", running.0, standing.0),
+            ("hand bearing", running.1, standing.1),
+        ] {
+            assert!(
+                lo > rest_lo - 3.0 && hi < rest_hi + 3.0,
+                "running at {direction}° (hips back {hips_back}): {what} {lo}..{hi}°, \
+                 standing {rest_lo}..{rest_hi}°"
+            );
+        }
+    }
+}
+
+#[test]
 fn mutated_graph_files_give_errors_not_panics() {
     let m = Mannequin::new();
     let source = plantigrade::mannequin::DEFAULT_GRAPH_RON.as_bytes();

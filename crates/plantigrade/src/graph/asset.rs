@@ -157,6 +157,7 @@ pub(crate) struct Layer {
     pub weight: f32,
     pub mask: Option<BoneMask>,
     pub weight_smoothing_s: f32,
+    pub model_space_rotation: bool,
 }
 
 /// A compiled, immutable animation graph.
@@ -914,6 +915,7 @@ impl Compiler<'_> {
             weight,
             mask,
             weight_smoothing_s,
+            model_space_rotation: def.model_space_rotation,
         })
     }
 }

@@ -216,6 +216,12 @@ pub struct LayerDef {
     /// Seconds for the layer weight to settle (within 5 %) after the parameter changes.
     #[serde(default)]
     pub weight_smoothing_s: f32,
+    /// Blend rotations in model space instead of locally (ALS's mesh-space rotation
+    /// blend, see [`crate::pose::blend_layer_model_space`]): an upper-body aim keeps its
+    /// chest facing where it was authored to face even over hips turned sideways, where a
+    /// local blend would undo the spine's counter-turn. Default false.
+    #[serde(default)]
+    pub model_space_rotation: bool,
 }
 
 /// What happens to each component of the root joint's motion.

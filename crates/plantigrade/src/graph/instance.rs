@@ -15,7 +15,7 @@ use super::events::{
 use super::params::ParamSet;
 use super::root_motion::{clip_root_delta, strip_root_motion, RootMotionDelta};
 use crate::clip::Clip;
-use crate::pose::{blend, blend_layer, Pose, PoseError};
+use crate::pose::{blend, blend_layer, blend_layer_model_space, Pose, PoseError};
 
 /// Per-node playback state.
 #[derive(Clone, Debug, Default)]
@@ -114,6 +114,8 @@ pub struct GraphInstance {
     /// Clips sampled for the base layer in the last tick.
     sampled: Vec<SampledClip>,
     scratch: Vec<Pose>,
+    /// Model rotations for layers blended in model space (three per joint).
+    rotation_scratch: Vec<glam::Quat>,
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
     paused: bool,
@@ -160,6 +162,11 @@ impl GraphInstance {
             curves: vec![0.0; asset.curve_names.len()],
             sampled: Vec::with_capacity(3 * asset.nodes.len()),
             scratch: vec![rest; asset.scratch_poses.max(1)],
+            rotation_scratch: if asset.layers.iter().any(|l| l.model_space_rotation) {
+                vec![glam::Quat::IDENTITY; 3 * asset.skeleton.num_joints()]
+            } else {
+                Vec::new()
+            },
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
             paused: false,
@@ -351,7 +358,18 @@ impl GraphInstance {
             }
             let (layer_pose, rest_scratch) = self.scratch.split_at_mut(1);
             eval.evaluate(layer.node, &mut layer_pose[0], rest_scratch, weight)?;
-            blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
+            if layer.model_space_rotation {
+                blend_layer_model_space(
+                    out,
+                    &layer_pose[0],
+                    weight,
+                    layer.mask.as_ref(),
+                    asset.skeleton.parents(),
+                    &mut self.rotation_scratch,
+                )?;
+            } else {
+                blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
+            }
         }
         let root = asset.root_joint;
         strip_root_motion(
