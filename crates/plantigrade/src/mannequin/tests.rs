@@ -601,8 +601,22 @@ fn foot_line_model(model: &ModelPose, side: Side) -> [Vec3; 3] {
 
 #[test]
 fn sidesteps_never_cross_the_feet() {
+    // Every walk and crouch walk with a sideways part sidesteps.
     let pelvis = joint("pelvis");
-    for name in ["Walk_L", "Walk_R", "Crouch_Walk_L", "Crouch_Walk_R"] {
+    for name in [
+        "Walk_FL",
+        "Walk_L",
+        "Walk_BL",
+        "Walk_BR",
+        "Walk_R",
+        "Walk_FR",
+        "Crouch_Walk_FL",
+        "Crouch_Walk_L",
+        "Crouch_Walk_BL",
+        "Crouch_Walk_BR",
+        "Crouch_Walk_R",
+        "Crouch_Walk_FR",
+    ] {
         let clip = clip(name);
         let (mut min_sep, mut max_sep, mut min_gap) = (f32::MAX, f32::MIN, f32::MAX);
         let (mut low, mut high) = (f32::MAX, f32::MIN);
@@ -632,7 +646,8 @@ fn sidesteps_never_cross_the_feet() {
         }
         // The foot on the side of the travel leads: it steps out at its contact start
         // (the left's at phase 0, the right's at ½), where the feet are widest apart.
-        let leading = if name.ends_with("_L") { 0.0 } else { 0.5 };
+        let leftward = name.rsplit('_').next().is_some_and(|d| d.contains('L'));
+        let leading = if leftward { 0.0 } else { 0.5 };
         let model = model_at(clip, leading * clip.duration_s());
         let widest =
             foot_line_model(&model, Side::Left)[0].x - foot_line_model(&model, Side::Right)[0].x;

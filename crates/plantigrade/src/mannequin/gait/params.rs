@@ -73,25 +73,31 @@ impl GaitParams {
     /// Parameters of `kind` moving along `direction_model` (unit, horizontal).
     pub(in crate::mannequin) fn new(kind: GaitKind, direction_model: Vec3) -> Self {
         let style: &GaitStyle = kind.style();
-        // Only straight sideways is a sidestep; the diagonals keep their crossover.
-        let sidestep = style
-            .sidestep
-            .filter(|_| direction_model.z.abs() < 1e-3 && direction_model.x != 0.0);
+        // Any travel with a sideways part sidesteps in the families that can (walks): the
+        // feet stay side by side and never cross. Runs cross over (turning the hips).
+        let sidestep = style.sidestep.filter(|_| direction_model.x.abs() > 1e-3);
         let forward = direction_model.z.max(0.0);
         let backward = (-direction_model.z).max(0.0);
         let sideways = direction_model.x.abs();
         // Squared weights sum to 1 on the unit circle.
         let (w_forward, w_backward, w_lateral) =
             (forward * forward, backward * backward, sideways * sideways);
-        let cycle_s = match sidestep {
-            Some(sidestep) => sidestep.cycle_s,
-            None => {
-                style.cycle_forward_s * w_forward
-                    + style.cycle_backward_s * w_backward
-                    + style.cycle_lateral_s * w_lateral
+        let cycle_s = style.cycle_forward_s * w_forward
+            + style.cycle_backward_s * w_backward
+            + style.cycle_lateral_s * w_lateral;
+        let cycle_frames = match sidestep {
+            Some(sidestep) => {
+                // The gap between the feet narrows by the sideways stride (speed · cycle ·
+                // sideways share) from the leading foot's landing to the trailing foot's:
+                // the cycle is short enough for the narrowest gap to stay `min_gap_m`,
+                // rounded down to whole frame pairs.
+                let longest_s = 2.0 * (2.0 * sidestep.foot_half_width_m - sidestep.min_gap_m)
+                    / (style.speed_m_s * sideways);
+                let half_frames = (cycle_s.min(longest_s) * KEY_RATE_HZ / 2.0 + 1e-3).floor();
+                2.0 * half_frames.max(1.0)
             }
-        };
-        let cycle_frames = (2.0 * (cycle_s * KEY_RATE_HZ / 2.0).round()).max(2.0) as usize;
+            None => (2.0 * (cycle_s * KEY_RATE_HZ / 2.0).round()).max(2.0),
+        } as usize;
         // The style's stance share is of the cycle's time: the ball is fixed for
         // `stance_frames` frames. (Taken as a count of 60 Hz samples, `stance_frames + 1`,
         // the planted time came out one frame short: sampled at 144 Hz, which sees the
@@ -141,7 +147,9 @@ impl GaitParams {
             left_stance_offset_model,
             ball_ahead_m: by_angle(&style.ball_ahead_m, direction_model),
             swing_bulge_m: style.swing_bulge_m * across,
-            swing_lift_m: sidestep.map_or(style.swing_lift_m, |s| s.swing_lift_m),
+            swing_lift_m: sidestep.map_or(style.swing_lift_m, |s| {
+                lerp(style.swing_lift_m, s.swing_lift_m, sideways)
+            }),
             swing_lift_peak: style.swing_lift_peak,
             liftoff_speed_m_s: style.liftoff_speed_m_s,
             touchdown_speed_m_s: style.touchdown_speed_m_s,
@@ -155,7 +163,9 @@ impl GaitParams {
             heel_off_frames,
             toe_lift_rad: toe_lift_deg.to_radians(),
             toe_lift_frames,
-            pelvis_height_m: sidestep.map_or(style.pelvis_height_m, |s| s.pelvis_height_m),
+            pelvis_height_m: sidestep.map_or(style.pelvis_height_m, |s| {
+                lerp(style.pelvis_height_m, s.pelvis_height_m, sideways)
+            }),
             pelvis_bob_m: style.pelvis_bob_m,
             pelvis_sway_m: style.pelvis_sway_m,
             pelvis_yaw_rad: style.pelvis_yaw_deg.to_radians(),
