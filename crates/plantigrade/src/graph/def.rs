@@ -74,6 +74,11 @@ fn one() -> f32 {
 pub struct Sample1D {
     pub clip: String,
     pub position: f32,
+    /// The gait's start phase (0..1) when the blend leaves rest with this sample leading
+    /// (the most weight among the moving clips): overrides the blend's `start_phase`, so a
+    /// sidestep to the left can start on the left foot and one to the right on the right.
+    #[serde(default)]
+    pub start_phase: Option<f32>,
 }
 
 /// A clip at a position on a 2D blend space's plane.
@@ -82,6 +87,11 @@ pub struct Sample1D {
 pub struct Sample2D {
     pub clip: String,
     pub position: (f32, f32),
+    /// The gait's start phase (0..1) when the blend leaves rest with this sample leading
+    /// (the most weight among the moving clips): overrides the blend's `start_phase`, so a
+    /// sidestep to the left can start on the left foot and one to the right on the right.
+    #[serde(default)]
+    pub start_phase: Option<f32>,
 }
 
 /// How a blend space plays its clips.
@@ -103,7 +113,8 @@ pub struct BlendSpaceOptions {
     /// Synced blends: the phase (0..1) the gait starts from when the blend leaves rest
     /// (all its weight on clips with no authored speed, e.g. Idle). Pick the phase where
     /// one foot is planted under the body as it is at rest, so that foot finishes its
-    /// stance instead of starting a whole new one from behind.
+    /// stance instead of starting a whole new one from behind. A sample's own
+    /// `start_phase` wins while that sample leads.
     pub start_phase: Option<f32>,
 }
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use super::asset::{BlendOptions, BlendSpace, GraphAsset, Node, NodeId};
+use super::asset::{BlendOptions, BlendSample, BlendSpace, GraphAsset, Node, NodeId};
 use super::blend_space::{SparseWeights, SpeedScaling};
 use super::def::BlendCurve;
 use super::events::{
@@ -474,7 +474,7 @@ impl Update<'_> {
                 x,
                 y,
                 space,
-                clips,
+                samples,
                 options,
             } => {
                 let target = Vec2::new(
@@ -491,7 +491,7 @@ impl Update<'_> {
                     BlendSpace::One(s) => s.sample_weights_sparse(st.query.x),
                     BlendSpace::Two(s) => s.sample_weights_sparse(st.query),
                 };
-                merge_by_clip(&sparse, clips, st);
+                merge_by_clip(&sparse, samples, st);
                 // Leaving rest: the gait starts from its start phase (see BlendSpaceOptions).
                 let rest_weight: f32 = st.clip_weights[..st.num_clips]
                     .iter()
@@ -506,8 +506,21 @@ impl Update<'_> {
                 let leaving_rest = options.sync && was_at_rest && !at_rest;
                 if let Some(phase) = st.entry_phase.take().filter(|_| options.sync) {
                     st.phase = phase;
-                } else if let Some(phase) = options.start_phase.filter(|_| leaving_rest) {
-                    st.phase = phase;
+                } else if leaving_rest {
+                    // The leading moving sample's own start phase, else the blend's.
+                    let leading = sparse
+                        .as_slice()
+                        .iter()
+                        .filter_map(|&(sample, w)| samples.get(sample).map(|s| (s, w)))
+                        .filter(|(s, _)| {
+                            asset.clips[s.clip].authored_speed_m_s().unwrap_or(0.0)
+                                >= REST_SPEED_M_S
+                        })
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                        .and_then(|(s, _)| s.start_phase);
+                    if let Some(phase) = leading.or(options.start_phase) {
+                        st.phase = phase;
+                    }
                 }
                 st.at_rest = at_rest;
                 let rate = self.playback_rate(node, options);
@@ -840,10 +853,10 @@ fn smooth_query(current: Vec2, target: Vec2, options: &BlendOptions, dt_s: f32) 
 }
 
 /// Sums the weights of samples that play the same clip (e.g. Idle at several directions).
-fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
+fn merge_by_clip(sparse: &SparseWeights, samples: &[BlendSample], st: &mut NodeState) {
     st.num_clips = 0;
     for &(sample, w) in sparse.as_slice() {
-        let Some(&clip) = clips.get(sample) else {
+        let Some(clip) = samples.get(sample).map(|s| s.clip) else {
             continue;
         };
         if let Some(entry) = st.clip_weights[..st.num_clips]
@@ -857,7 +870,7 @@ fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
         }
     }
     if st.num_clips == 0 {
-        st.clip_weights[0] = (clips.first().copied().unwrap_or(0), 1.0);
+        st.clip_weights[0] = (samples.first().map_or(0, |s| s.clip), 1.0);
         st.num_clips = 1;
     }
 }

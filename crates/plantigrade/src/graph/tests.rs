@@ -522,6 +522,44 @@ fn a_synced_blend_leaving_rest_starts_at_its_start_phase() {
 }
 
 #[test]
+fn a_leading_sample_can_start_the_gait_at_its_own_phase() {
+    // Rest in the middle, "Left" and "Right" on either side (1 s each, moving); "Left"
+    // starts at 0.6, "Right" has no start phase of its own (the blend's 0.3 applies).
+    let mut clips = clips();
+    clips.push(hold("Rest", 0.0, 0.0, 1.0));
+    clips.push(moving("Left", 1.0));
+    clips.push(moving("Right", -1.0));
+    let graph = |left_start: &str| {
+        let src = format!(
+            r#"GraphDef({PARAMS} base: BlendSpace1D(param: "w", samples: [(clip: "Right", position: -1.0), (clip: "Rest", position: 0.0), (clip: "Left", position: 1.0, start_phase: {left_start})], options: (sync: true, start_phase: Some(0.3))))"#
+        );
+        GraphAsset::from_ron(&src, &rig(), clips.clone())
+    };
+    let asset = Arc::new(graph("Some(0.6)").unwrap());
+    let w = asset.params().float("w").unwrap();
+    for (toward, expected) in [(0.5, 0.6), (-0.5, 0.3)] {
+        let mut g = GraphInstance::new(asset.clone());
+        let mut pose = Pose::rest(asset.skeleton());
+        for _ in 0..3 {
+            g.tick(0.1, &mut pose).unwrap();
+        }
+        g.params_mut().set_float(w, toward);
+        g.tick(0.1, &mut pose).unwrap();
+        let moving = g
+            .sampled_clips()
+            .iter()
+            .find(|s| asset.clips()[s.clip].authored_speed_m_s().unwrap_or(0.0) > 0.0)
+            .unwrap();
+        assert!(
+            (moving.normalized_time - (expected + 0.1)).abs() < 1e-3,
+            "toward {toward}: {moving:?}"
+        );
+    }
+    let err = graph("Some(1.2)").unwrap_err();
+    assert!(err.to_string().contains("start_phase"), "{err}");
+}
+
+#[test]
 fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
     // "Air" is a clip; "Run" a synced blend already moving when entered, as on a landing.
     let mut clips = clips();
