@@ -74,9 +74,10 @@ fn one() -> f32 {
 pub struct Sample1D {
     pub clip: String,
     pub position: f32,
-    /// The gait's start phase (0..1) when the blend leaves rest with this sample leading
-    /// (the most weight among the moving clips): overrides the blend's `start_phase`, so a
-    /// sidestep to the left can start on the left foot and one to the right on the right.
+    /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
+    /// (the most weight among the moving clips at the parameters' values, before any
+    /// smoothing): overrides the blend's `start_phase`, so a sidestep to the left can start
+    /// on the left foot and one to the right on the right.
     #[serde(default)]
     pub start_phase: Option<f32>,
 }
@@ -87,9 +88,10 @@ pub struct Sample1D {
 pub struct Sample2D {
     pub clip: String,
     pub position: (f32, f32),
-    /// The gait's start phase (0..1) when the blend leaves rest with this sample leading
-    /// (the most weight among the moving clips): overrides the blend's `start_phase`, so a
-    /// sidestep to the left can start on the left foot and one to the right on the right.
+    /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
+    /// (the most weight among the moving clips at the parameters' values, before any
+    /// smoothing): overrides the blend's `start_phase`, so a sidestep to the left can start
+    /// on the left foot and one to the right on the right.
     #[serde(default)]
     pub start_phase: Option<f32>,
 }

@@ -507,8 +507,14 @@ impl Update<'_> {
                 if let Some(phase) = st.entry_phase.take().filter(|_| options.sync) {
                     st.phase = phase;
                 } else if leaving_rest {
-                    // The leading moving sample's own start phase, else the blend's.
-                    let leading = sparse
+                    // The start phase of the moving sample the blend heads for (at the
+                    // parameters, not the smoothed position still near the last
+                    // direction), else the blend's.
+                    let heading = match space {
+                        BlendSpace::One(s) => s.sample_weights_sparse(target.x),
+                        BlendSpace::Two(s) => s.sample_weights_sparse(target),
+                    };
+                    let leading = heading
                         .as_slice()
                         .iter()
                         .filter_map(|&(sample, w)| samples.get(sample).map(|s| (s, w)))
