@@ -76,8 +76,9 @@ pub struct Sample1D {
     pub position: f32,
     /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
     /// (the most weight among the moving clips at the parameters' values, before any
-    /// smoothing): overrides the blend's `start_phase`, so a sidestep to the left can start
-    /// on the left foot and one to the right on the right.
+    /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
+    /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
+    /// one to the right on the right.
     #[serde(default)]
     pub start_phase: Option<f32>,
 }
@@ -90,8 +91,9 @@ pub struct Sample2D {
     pub position: (f32, f32),
     /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
     /// (the most weight among the moving clips at the parameters' values, before any
-    /// smoothing): overrides the blend's `start_phase`, so a sidestep to the left can start
-    /// on the left foot and one to the right on the right.
+    /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
+    /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
+    /// one to the right on the right.
     #[serde(default)]
     pub start_phase: Option<f32>,
 }

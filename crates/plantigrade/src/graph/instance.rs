@@ -507,21 +507,39 @@ impl Update<'_> {
                 if let Some(phase) = st.entry_phase.take().filter(|_| options.sync) {
                     st.phase = phase;
                 } else if leaving_rest {
-                    // The start phase of the moving sample the blend heads for (at the
-                    // parameters, not the smoothed position still near the last
-                    // direction), else the blend's.
+                    // The start phase of the moving sample the blend heads for, else the
+                    // blend's. Read at the parameters, not at the smoothed position still
+                    // near the last direction; on a plane at no less than the slowest
+                    // moving sample's y (speed), where the moving samples alone share the
+                    // weight by x (direction) instead of by how the rest corner happens
+                    // to be triangulated.
+                    let moving = |sample: &BlendSample| {
+                        asset.clips[sample.clip].authored_speed_m_s().unwrap_or(0.0)
+                            >= REST_SPEED_M_S
+                    };
                     let heading = match space {
                         BlendSpace::One(s) => s.sample_weights_sparse(target.x),
-                        BlendSpace::Two(s) => s.sample_weights_sparse(target),
+                        BlendSpace::Two(s) => {
+                            let slowest_y = s
+                                .positions()
+                                .iter()
+                                .zip(samples.iter())
+                                .filter(|(_, sample)| moving(sample))
+                                .map(|(p, _)| p.y)
+                                .fold(f32::INFINITY, f32::min);
+                            let y = if slowest_y.is_finite() {
+                                target.y.max(slowest_y)
+                            } else {
+                                target.y
+                            };
+                            s.sample_weights_sparse(Vec2::new(target.x, y))
+                        }
                     };
                     let leading = heading
                         .as_slice()
                         .iter()
                         .filter_map(|&(sample, w)| samples.get(sample).map(|s| (s, w)))
-                        .filter(|(s, _)| {
-                            asset.clips[s.clip].authored_speed_m_s().unwrap_or(0.0)
-                                >= REST_SPEED_M_S
-                        })
+                        .filter(|(s, _)| moving(s))
                         .max_by(|a, b| a.1.total_cmp(&b.1))
                         .and_then(|(s, _)| s.start_phase);
                     if let Some(phase) = leading.or(options.start_phase) {
