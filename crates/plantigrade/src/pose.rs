@@ -239,6 +239,64 @@ pub fn blend_layer(
     Ok(())
 }
 
+/// Override layer blended in model space (ALS's mesh-space rotation blend): each masked
+/// joint's rotation *relative to the root* moves toward the overlay's by
+/// `weight × mask[joint]`, and its local rotation is solved under its (already blended)
+/// parent; translations and scales blend locally as in [`blend_layer`]. An upper-body
+/// overlay then keeps the orientation it was authored with whatever the joints below it
+/// do (a spine turned back over hips turned sideways stays facing ahead), where a local
+/// blend would replace the spine's own counter-turn with the overlay's.
+///
+/// `parents` is the skeleton's parent list (parents before children); `scratch` is grown
+/// to three rotations per joint if shorter (keep it across calls: no allocation then).
+pub fn blend_layer_model_space(
+    base: &mut Pose,
+    overlay: &Pose,
+    weight: f32,
+    mask: Option<&BoneMask>,
+    parents: &[Option<usize>],
+    scratch: &mut Vec<Quat>,
+) -> Result<(), PoseError> {
+    let n = base.num_joints();
+    check_len(n, overlay.num_joints())?;
+    check_len(n, parents.len())?;
+    if let Some(mask) = mask {
+        check_len(n, mask.weights.len())?;
+    }
+    if scratch.len() < 3 * n {
+        scratch.resize(3 * n, Quat::IDENTITY);
+    }
+    let (base_model, rest) = scratch.split_at_mut(n);
+    let (overlay_model, out_model) = rest.split_at_mut(n);
+    let weight = clamp_weight(weight);
+    for joint in 0..n {
+        let w = weight * mask.map_or(1.0, |m| m.weights[joint]);
+        let (b, o) = (&mut base.local[joint], &overlay.local[joint]);
+        let Some(parent) = parents[joint] else {
+            // Roots: the frame the rest is measured in; blended locally.
+            base_model[joint] = Quat::IDENTITY;
+            overlay_model[joint] = Quat::IDENTITY;
+            out_model[joint] = Quat::IDENTITY;
+            if w > 0.0 {
+                b.translation = b.translation.lerp(o.translation, w);
+                b.rotation = nlerp(b.rotation, o.rotation, w);
+                b.scale = b.scale.lerp(o.scale, w);
+            }
+            continue;
+        };
+        base_model[joint] = base_model[parent] * b.rotation;
+        overlay_model[joint] = overlay_model[parent] * o.rotation;
+        if w > 0.0 {
+            let target = nlerp(base_model[joint], overlay_model[joint], w);
+            b.rotation = normalize_or_identity(Vec4::from(out_model[parent].inverse() * target));
+            b.translation = b.translation.lerp(o.translation, w);
+            b.scale = b.scale.lerp(o.scale, w);
+        }
+        out_model[joint] = out_model[parent] * b.rotation;
+    }
+    Ok(())
+}
+
 /// Writes into `delta` the additive difference `pose − reference` per joint: translation
 /// difference, rotation `reference⁻¹ · pose` (local), scale ratio.
 pub fn make_additive(pose: &Pose, reference: &Pose, delta: &mut Pose) -> Result<(), PoseError> {
@@ -496,6 +554,69 @@ mod tests {
         let mut base = Pose::new(8);
         blend_layer(&mut base, &overlay, 1.0, Some(&BoneMask::uniform(8, 0.0))).unwrap();
         assert_eq!(base, Pose::new(8));
+    }
+
+    #[test]
+    fn model_space_layer_keeps_the_overlay_orientation_over_a_turned_parent() {
+        // root -> hips -> spine -> chest: the base turns the hips 45° and the spine back.
+        let s = Skeleton::new(
+            ["root", "hips", "spine", "chest"]
+                .iter()
+                .enumerate()
+                .map(|(i, n)| Joint {
+                    name: n.to_string(),
+                    parent: i.checked_sub(1),
+                    rest_local: Transform::IDENTITY,
+                })
+                .collect(),
+        )
+        .unwrap();
+        let yaw = Quat::from_rotation_y;
+        let mut base = Pose::new(4);
+        base.local_mut()[0].rotation = yaw(1.0); // a root turn is not the layer's business
+        base.local_mut()[1].rotation = yaw(FRAC_PI_2 / 2.0);
+        base.local_mut()[2].rotation = yaw(-FRAC_PI_2 / 2.0);
+        // The overlay bends the chest 0.3 rad over square hips.
+        let mut overlay = Pose::new(4);
+        overlay.local_mut()[3].rotation = Quat::from_rotation_x(0.3);
+        let mask = BoneMask::from_chain_weights(&s, &[("spine", 0.5), ("chest", 1.0)]).unwrap();
+        let parents = s.parents();
+        let mut scratch = Vec::new();
+        let model_of = |pose: &Pose, joint: usize| {
+            let mut model = ModelPose::new(4);
+            local_to_model(&s, pose, &mut model).unwrap();
+            Quat::from_affine3a(&model.joints_model()[joint])
+        };
+
+        let mut out = base.clone();
+        blend_layer_model_space(&mut out, &overlay, 1.0, Some(&mask), parents, &mut scratch)
+            .unwrap();
+        // Relative to the root, the chest is exactly the overlay's; the hips untouched; the
+        // spine halfway (in model space) between the base's square spine and the overlay's.
+        let root = model_of(&out, 0);
+        let chest = root.inverse() * model_of(&out, 3);
+        assert!(
+            chest.abs_diff_eq(Quat::from_rotation_x(0.3), 1e-5),
+            "{chest}"
+        );
+        assert_eq!(out.local()[0..2], base.local()[0..2]);
+        let spine = root.inverse() * model_of(&out, 2);
+        assert!(spine.abs_diff_eq(Quat::IDENTITY, 1e-5), "{spine}");
+        // A local blend would have kept the base's spine turn under the overlay's chest.
+        let mut local = base.clone();
+        blend_layer(&mut local, &overlay, 1.0, Some(&mask)).unwrap();
+        let chest_local = root.inverse() * model_of(&local, 3);
+        assert!(!chest_local.abs_diff_eq(Quat::from_rotation_x(0.3), 1e-2));
+
+        // Weight 0 changes nothing; a mismatched pose is an error.
+        let mut out = base.clone();
+        blend_layer_model_space(&mut out, &overlay, 0.0, Some(&mask), parents, &mut scratch)
+            .unwrap();
+        assert_eq!(out, base);
+        assert!(
+            blend_layer_model_space(&mut out, &Pose::new(3), 1.0, None, parents, &mut scratch)
+                .is_err()
+        );
     }
 
     #[test]

@@ -94,6 +94,64 @@ fn walk_and_run_stay_in_phase_while_blending() {
 }
 
 #[test]
+fn sideways_run_turns_its_hips_by_the_hips_back_flag_in_step() {
+    let (_m, mut g, mut pose) = setup();
+    let clip_index = |name: &str| {
+        g.asset()
+            .clips()
+            .iter()
+            .position(|c| c.name() == name)
+            .unwrap_or_else(|| panic!("{name}"))
+    };
+    let (fwd, back) = (clip_index("Run_L_HipsFwd"), clip_index("Run_L_HipsBack"));
+    let phase_of = |g: &GraphInstance, clip: usize| {
+        g.sampled_clips()
+            .iter()
+            .find(|s| s.clip == clip && s.weight > 0.0)
+            .map(|s| (s.normalized_time, s.weight))
+    };
+    set_f(&mut g, "direction", 90.0);
+    set_f(&mut g, "speed", 3.75);
+    for _ in 0..60 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Locomotion");
+    let (before, weight) = phase_of(&g, fwd).expect("hips-forward run plays");
+    assert!(weight > 0.99 && phase_of(&g, back).is_none());
+
+    // Turning the hips back cross-fades in step: the new clip picks up the phase.
+    set_b(&mut g, "hips_back", true);
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(state(&g), "Locomotion_HipsBack");
+    g.tick(DT, &mut pose).unwrap();
+    let (after, _) = phase_of(&g, back).expect("hips-back run fades in");
+    // Two ticks of a ~0.6 s cycle.
+    let advanced = (after - before).rem_euclid(1.0);
+    assert!(advanced < 0.1, "phase jumped from {before} to {after}");
+    for _ in 0..30 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert!(phase_of(&g, fwd).is_none() && phase_of(&g, back).is_some());
+
+    // A jump lands back in the hips-back state while the flag holds, and the flag's
+    // release turns the hips forward again.
+    set_b(&mut g, "is_grounded", false);
+    for _ in 0..20 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Jump");
+    set_b(&mut g, "is_grounded", true);
+    g.tick(DT, &mut pose).unwrap();
+    assert_eq!(state(&g), "Locomotion_HipsBack");
+    set_b(&mut g, "hips_back", false);
+    for _ in 0..30 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Locomotion");
+    assert!(phase_of(&g, fwd).is_some() && phase_of(&g, back).is_none());
+}
+
+#[test]
 fn jump_phases_landing_grades_and_recovery() {
     let (_, mut g, mut pose) = setup();
     for (take_off_m_s, heavy) in [(9.0f32, true), (3.5, false)] {
@@ -176,6 +234,57 @@ fn aim_overlay_moves_the_upper_body_only() {
     };
     assert!(moved("upperarm_r") > 0.2, "the arms take the aim pose");
     assert!(g2.layer_weight(0) > 0.99);
+}
+
+#[test]
+fn aim_holds_ahead_over_hips_turned_into_a_sideways_run() {
+    use plantigrade::glam::{Quat, Vec3};
+    use plantigrade::pose::{local_to_model, ModelPose};
+    let m = Mannequin::new();
+    let joint = |n: &str| m.skeleton.find(n).unwrap();
+    // Worst chest yaw and right-hand bearing from the chest (degrees) over a second of
+    // aiming at `direction` and `speed`.
+    let aim_at = |direction: f32, speed: f32, hips_back: bool| {
+        let (_, mut g, mut pose) = setup();
+        set_f(&mut g, "direction", direction);
+        set_f(&mut g, "speed", speed);
+        set_b(&mut g, "hips_back", hips_back);
+        set_b(&mut g, "aiming", true);
+        let mut model = ModelPose::new(m.skeleton.num_joints());
+        let (mut chest_deg, mut hand_deg) = (Vec::new(), Vec::new());
+        for tick in 0..120 {
+            g.tick(DT, &mut pose).unwrap();
+            if tick < 60 {
+                continue;
+            }
+            local_to_model(&m.skeleton, &pose, &mut model).unwrap();
+            let chest = Quat::from_affine3a(&model.joints_model()[joint("spine_03")]) * Vec3::Z;
+            chest_deg.push(chest.x.atan2(chest.z).to_degrees());
+            let hand =
+                model.position_model(joint("hand_r")) - model.position_model(joint("spine_03"));
+            hand_deg.push(hand.x.atan2(hand.z).to_degrees());
+        }
+        let span = |v: &[f32]| {
+            let lo = v.iter().copied().fold(f32::MAX, f32::min);
+            let hi = v.iter().copied().fold(f32::MIN, f32::max);
+            (lo, hi)
+        };
+        (span(&chest_deg), span(&hand_deg))
+    };
+    let standing = aim_at(0.0, 0.0, false);
+    for (direction, hips_back) in [(90.0, false), (90.0, true), (-90.0, false), (-90.0, true)] {
+        let running = aim_at(direction, 3.75, hips_back);
+        for (what, (lo, hi), (rest_lo, rest_hi)) in [
+            ("chest yaw", running.0, standing.0),
+            ("hand bearing", running.1, standing.1),
+        ] {
+            assert!(
+                lo > rest_lo - 3.0 && hi < rest_hi + 3.0,
+                "running at {direction}° (hips back {hips_back}): {what} {lo}..{hi}°, \
+                 standing {rest_lo}..{rest_hi}°"
+            );
+        }
+    }
 }
 
 #[test]

@@ -108,6 +108,14 @@ pub(crate) struct BlendOptions {
     pub start_phase: Option<f32>,
 }
 
+/// One sample of a compiled blend space.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BlendSample {
+    pub clip: usize,
+    /// See [`super::def::Sample2D::start_phase`].
+    pub start_phase: Option<f32>,
+}
+
 #[derive(Clone, Debug)]
 pub(crate) enum Node {
     Clip {
@@ -118,8 +126,7 @@ pub(crate) enum Node {
         x: FloatParam,
         y: Option<FloatParam>,
         space: BlendSpace,
-        /// Clip per sample.
-        clips: Vec<usize>,
+        samples: Vec<BlendSample>,
         options: BlendOptions,
     },
     Machine(MachineId),
@@ -157,6 +164,7 @@ pub(crate) struct Layer {
     pub weight: f32,
     pub mask: Option<BoneMask>,
     pub weight_smoothing_s: f32,
+    pub model_space_rotation: bool,
 }
 
 /// A compiled, immutable animation graph.
@@ -625,8 +633,9 @@ impl Compiler<'_> {
                 let x = self.float_param(param)?;
                 let clips: Vec<&str> = samples.iter().map(|s| s.clip.as_str()).collect();
                 let positions: Vec<f32> = samples.iter().map(|s| s.position).collect();
+                let starts: Vec<Option<f32>> = samples.iter().map(|s| s.start_phase).collect();
                 let space = BlendSpace1D::new(&positions).map(BlendSpace::One);
-                self.blend_node(name, x, None, &clips, space, options)
+                self.blend_node(name, x, None, (&clips, &starts), space, options)
             }
             NodeDef::BlendSpace2D {
                 x_param,
@@ -641,21 +650,22 @@ impl Compiler<'_> {
                     .iter()
                     .map(|s| Vec2::new(s.position.0, s.position.1))
                     .collect();
+                let starts: Vec<Option<f32>> = samples.iter().map(|s| s.start_phase).collect();
                 let space = BlendSpace2D::new(&positions).map(BlendSpace::Two);
-                self.blend_node(name, x, Some(y), &clips, space, options)
+                self.blend_node(name, x, Some(y), (&clips, &starts), space, options)
             }
             NodeDef::StateMachine(machine) => self.machine(machine, name, depth),
         }
     }
 
-    /// A blend-space node over `clip_names` (one per sample); it samples up to three
-    /// poses into scratch and blends them into the output.
+    /// A blend-space node over `clip_names` and `start_phases` (one each per sample); it
+    /// samples up to three poses into scratch and blends them into the output.
     fn blend_node(
         &mut self,
         name: &str,
         x: FloatParam,
         y: Option<FloatParam>,
-        clip_names: &[&str],
+        (clip_names, start_phases): (&[&str], &[Option<f32>]),
         space: Result<BlendSpace, BlendSpaceError>,
         options: &super::def::BlendSpaceOptions,
     ) -> CompileResult<(NodeId, usize)> {
@@ -668,11 +678,19 @@ impl Compiler<'_> {
             .collect::<CompileResult<Vec<_>>>()?;
         let space = space.map_err(|e| blend_problem(e, clip_names))?;
         let options = self.options(options, name)?;
+        for phase in start_phases.iter().flatten() {
+            check_phase("sample start_phase", *phase, name)?;
+        }
+        let samples = clips
+            .into_iter()
+            .zip(start_phases)
+            .map(|(clip, &start_phase)| BlendSample { clip, start_phase })
+            .collect();
         let node = self.push(Node::Blend {
             x,
             y,
             space,
-            clips,
+            samples,
             options,
         });
         Ok((node, 3))
@@ -709,15 +727,7 @@ impl Compiler<'_> {
             }
         }
         if let Some(phase) = def.start_phase {
-            if !(0.0..=1.0).contains(&phase) {
-                return Err((
-                    GraphProblem::BadNumber {
-                        what: "start_phase",
-                        value: phase,
-                    },
-                    Some(Anchor::quoted(name)),
-                ));
-            }
+            check_phase("start_phase", phase, name)?;
         }
         Ok(BlendOptions {
             sync: def.sync,
@@ -870,9 +880,9 @@ impl Compiler<'_> {
     fn node_has_event(&self, node: NodeId, id: EventNameId) -> bool {
         match &self.nodes[node] {
             Node::Clip { clip, .. } => self.clip_event_names[*clip].contains(&id),
-            Node::Blend { clips, .. } => clips
+            Node::Blend { samples, .. } => samples
                 .iter()
-                .any(|&c| self.clip_event_names[c].contains(&id)),
+                .any(|s| self.clip_event_names[s.clip].contains(&id)),
             Node::Machine(m) => self.machines[m.0 as usize]
                 .states
                 .iter()
@@ -914,7 +924,20 @@ impl Compiler<'_> {
             weight,
             mask,
             weight_smoothing_s,
+            model_space_rotation: def.model_space_rotation,
         })
+    }
+}
+
+/// A phase must lie in 0..=1.
+fn check_phase(what: &'static str, phase: f32, name: &str) -> CompileResult<()> {
+    if (0.0..=1.0).contains(&phase) {
+        Ok(())
+    } else {
+        Err((
+            GraphProblem::BadNumber { what, value: phase },
+            Some(Anchor::quoted(name)),
+        ))
     }
 }
 

@@ -74,6 +74,13 @@ fn one() -> f32 {
 pub struct Sample1D {
     pub clip: String,
     pub position: f32,
+    /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
+    /// (the most weight among the moving clips at the parameters' values, before any
+    /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
+    /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
+    /// one to the right on the right.
+    #[serde(default)]
+    pub start_phase: Option<f32>,
 }
 
 /// A clip at a position on a 2D blend space's plane.
@@ -82,6 +89,13 @@ pub struct Sample1D {
 pub struct Sample2D {
     pub clip: String,
     pub position: (f32, f32),
+    /// The gait's start phase (0..1) when the blend leaves rest heading for this sample
+    /// (the most weight among the moving clips at the parameters' values, before any
+    /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
+    /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
+    /// one to the right on the right.
+    #[serde(default)]
+    pub start_phase: Option<f32>,
 }
 
 /// How a blend space plays its clips.
@@ -103,7 +117,8 @@ pub struct BlendSpaceOptions {
     /// Synced blends: the phase (0..1) the gait starts from when the blend leaves rest
     /// (all its weight on clips with no authored speed, e.g. Idle). Pick the phase where
     /// one foot is planted under the body as it is at rest, so that foot finishes its
-    /// stance instead of starting a whole new one from behind.
+    /// stance instead of starting a whole new one from behind. A sample's own
+    /// `start_phase` wins while that sample leads.
     pub start_phase: Option<f32>,
 }
 
@@ -218,6 +233,12 @@ pub struct LayerDef {
     /// stop moving gently instead of jumping on the first tick. 0 snaps.
     #[serde(default)]
     pub weight_smoothing_s: f32,
+    /// Blend rotations in model space instead of locally (ALS's mesh-space rotation
+    /// blend, see [`crate::pose::blend_layer_model_space`]): an upper-body aim keeps its
+    /// chest facing where it was authored to face even over hips turned sideways, where a
+    /// local blend would undo the spine's counter-turn. Default false.
+    #[serde(default)]
+    pub model_space_rotation: bool,
 }
 
 /// What happens to each component of the root joint's motion.

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use super::asset::{BlendOptions, BlendSpace, GraphAsset, Node, NodeId};
+use super::asset::{BlendOptions, BlendSample, BlendSpace, GraphAsset, Node, NodeId};
 use super::blend_space::{SparseWeights, SpeedScaling};
 use super::def::BlendCurve;
 use super::events::{
@@ -15,7 +15,7 @@ use super::events::{
 use super::params::ParamSet;
 use super::root_motion::{clip_root_delta, strip_root_motion, RootMotionDelta};
 use crate::clip::Clip;
-use crate::pose::{blend, blend_layer, Pose, PoseError};
+use crate::pose::{blend, blend_layer, blend_layer_model_space, Pose, PoseError};
 
 /// Per-node playback state.
 #[derive(Clone, Debug, Default)]
@@ -116,6 +116,8 @@ pub struct GraphInstance {
     /// Clips sampled for the base layer in the last tick.
     sampled: Vec<SampledClip>,
     scratch: Vec<Pose>,
+    /// Model rotations for layers blended in model space (three per joint).
+    rotation_scratch: Vec<glam::Quat>,
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
     paused: bool,
@@ -163,6 +165,11 @@ impl GraphInstance {
             curves: vec![0.0; asset.curve_names.len()],
             sampled: Vec::with_capacity(3 * asset.nodes.len()),
             scratch: vec![rest; asset.scratch_poses.max(1)],
+            rotation_scratch: if asset.layers.iter().any(|l| l.model_space_rotation) {
+                vec![glam::Quat::IDENTITY; 3 * asset.skeleton.num_joints()]
+            } else {
+                Vec::new()
+            },
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
             paused: false,
@@ -350,7 +357,18 @@ impl GraphInstance {
             }
             let (layer_pose, rest_scratch) = self.scratch.split_at_mut(1);
             eval.evaluate(layer.node, &mut layer_pose[0], rest_scratch, weight)?;
-            blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
+            if layer.model_space_rotation {
+                blend_layer_model_space(
+                    out,
+                    &layer_pose[0],
+                    weight,
+                    layer.mask.as_ref(),
+                    asset.skeleton.parents(),
+                    &mut self.rotation_scratch,
+                )?;
+            } else {
+                blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
+            }
         }
         let root = asset.root_joint;
         strip_root_motion(
@@ -480,7 +498,7 @@ impl Update<'_> {
                 x,
                 y,
                 space,
-                clips,
+                samples,
                 options,
             } => {
                 let target = Vec2::new(
@@ -497,7 +515,7 @@ impl Update<'_> {
                     BlendSpace::One(s) => s.sample_weights_sparse(st.query.x),
                     BlendSpace::Two(s) => s.sample_weights_sparse(st.query),
                 };
-                merge_by_clip(&sparse, clips, st);
+                merge_by_clip(&sparse, samples, st);
                 // Leaving rest: the gait starts from its start phase (see BlendSpaceOptions).
                 let rest_weight: f32 = st.clip_weights[..st.num_clips]
                     .iter()
@@ -512,8 +530,45 @@ impl Update<'_> {
                 let leaving_rest = options.sync && was_at_rest && !at_rest;
                 if let Some(phase) = st.entry_phase.take().filter(|_| options.sync) {
                     st.phase = phase;
-                } else if let Some(phase) = options.start_phase.filter(|_| leaving_rest) {
-                    st.phase = phase;
+                } else if leaving_rest {
+                    // The start phase of the moving sample the blend heads for, else the
+                    // blend's. Read at the parameters, not at the smoothed position still
+                    // near the last direction; on a plane at no less than the slowest
+                    // moving sample's y (speed), where the moving samples alone share the
+                    // weight by x (direction) instead of by how the rest corner happens
+                    // to be triangulated.
+                    let moving = |sample: &BlendSample| {
+                        asset.clips[sample.clip].authored_speed_m_s().unwrap_or(0.0)
+                            >= REST_SPEED_M_S
+                    };
+                    let heading = match space {
+                        BlendSpace::One(s) => s.sample_weights_sparse(target.x),
+                        BlendSpace::Two(s) => {
+                            let slowest_y = s
+                                .positions()
+                                .iter()
+                                .zip(samples.iter())
+                                .filter(|(_, sample)| moving(sample))
+                                .map(|(p, _)| p.y)
+                                .fold(f32::INFINITY, f32::min);
+                            let y = if slowest_y.is_finite() {
+                                target.y.max(slowest_y)
+                            } else {
+                                target.y
+                            };
+                            s.sample_weights_sparse(Vec2::new(target.x, y))
+                        }
+                    };
+                    let leading = heading
+                        .as_slice()
+                        .iter()
+                        .filter_map(|&(sample, w)| samples.get(sample).map(|s| (s, w)))
+                        .filter(|(s, _)| moving(s))
+                        .max_by(|a, b| a.1.total_cmp(&b.1))
+                        .and_then(|(s, _)| s.start_phase);
+                    if let Some(phase) = leading.or(options.start_phase) {
+                        st.phase = phase;
+                    }
                 }
                 st.at_rest = at_rest;
                 let rate = self.playback_rate(node, options);
@@ -846,10 +901,10 @@ fn smooth_query(current: Vec2, target: Vec2, options: &BlendOptions, dt_s: f32) 
 }
 
 /// Sums the weights of samples that play the same clip (e.g. Idle at several directions).
-fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
+fn merge_by_clip(sparse: &SparseWeights, samples: &[BlendSample], st: &mut NodeState) {
     st.num_clips = 0;
     for &(sample, w) in sparse.as_slice() {
-        let Some(&clip) = clips.get(sample) else {
+        let Some(clip) = samples.get(sample).map(|s| s.clip) else {
             continue;
         };
         if let Some(entry) = st.clip_weights[..st.num_clips]
@@ -863,7 +918,7 @@ fn merge_by_clip(sparse: &SparseWeights, clips: &[usize], st: &mut NodeState) {
         }
     }
     if st.num_clips == 0 {
-        st.clip_weights[0] = (clips.first().copied().unwrap_or(0), 1.0);
+        st.clip_weights[0] = (samples.first().map_or(0, |s| s.clip), 1.0);
         st.num_clips = 1;
     }
 }

@@ -522,6 +522,58 @@ fn a_synced_blend_leaving_rest_starts_at_its_start_phase() {
 }
 
 #[test]
+fn a_leading_sample_can_start_the_gait_at_its_own_phase() {
+    // Direction `x` (-1 right, +1 left) by speed `y`: rest along y = 0, "Left" and "Right"
+    // (1 s each, moving) at y = 1. "Left" starts at 0.6; "Right" has no start phase of its
+    // own (the blend's 0.3 applies). The direction is smoothed over a second, so leaving
+    // rest toward the left the blend position still points right: the sample the blend
+    // heads for is read at the parameters.
+    let mut clips = clips();
+    clips.push(hold("Rest", 0.0, 0.0, 1.0));
+    clips.push(moving("Left", 1.0));
+    clips.push(moving("Right", -1.0));
+    let graph = |left_start: &str| {
+        let src = format!(
+            r#"GraphDef(parameters: [Float("x", -1.0), Float("y", 0.0)], base: BlendSpace2D(x_param: "x", y_param: "y", samples: [(clip: "Rest", position: (-1.0, 0.0)), (clip: "Rest", position: (1.0, 0.0)), (clip: "Right", position: (-1.0, 1.0)), (clip: "Left", position: (1.0, 1.0), start_phase: {left_start})], options: (sync: true, start_phase: Some(0.3), smoothing_up_s: (1.0, 0.0), smoothing_down_s: (1.0, 0.0))))"#
+        );
+        GraphAsset::from_ron(&src, &rig(), clips.clone())
+    };
+    let asset = Arc::new(graph("Some(0.6)").unwrap());
+    let (x, y) = (
+        asset.params().float("x").unwrap(),
+        asset.params().float("y").unwrap(),
+    );
+    // Mostly one way but not quite, slowly: whichever way the rest corner is split into
+    // triangles, the start phase follows the direction.
+    for (toward, speed, expected) in [
+        (1.0, 0.5, 0.6),
+        (-1.0, 0.5, 0.3),
+        (0.6, 0.1, 0.6),
+        (-0.6, 0.1, 0.3),
+    ] {
+        let mut g = GraphInstance::new(asset.clone());
+        let mut pose = Pose::rest(asset.skeleton());
+        for _ in 0..3 {
+            g.tick(0.1, &mut pose).unwrap();
+        }
+        g.params_mut().set_float(x, toward);
+        g.params_mut().set_float(y, speed);
+        g.tick(0.1, &mut pose).unwrap();
+        let moving = g
+            .sampled_clips()
+            .iter()
+            .find(|s| asset.clips()[s.clip].authored_speed_m_s().unwrap_or(0.0) > 0.0)
+            .unwrap();
+        assert!(
+            (moving.normalized_time - (expected + 0.1)).abs() < 1e-3,
+            "toward {toward} at {speed}: {moving:?}"
+        );
+    }
+    let err = graph("Some(1.2)").unwrap_err();
+    assert!(err.to_string().contains("start_phase"), "{err}");
+}
+
+#[test]
 fn a_transition_can_enter_a_synced_blend_at_a_given_phase() {
     // "Air" is a clip; "Run" a synced blend already moving when entered, as on a landing.
     let mut clips = clips();

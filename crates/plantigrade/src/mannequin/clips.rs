@@ -1,11 +1,16 @@
 //! The mannequin's procedurally authored clip set (SPEC ANIM-5), in a fixed order:
-//! Idle; Walk, Run in eight directions; Sprint; Crouch_Idle; Crouch_Walk in eight
-//! directions; Jump_Start/Apex/Fall; Land_Light/Heavy; Push_Wall; Aim; Turn_L90/R90/L180/R180.
+//! Idle; Walk in eight directions; Run in eight directions, the two sideways ones in two
+//! hip orientations each (Run_L_HipsFwd, Run_L_HipsBack in place of Run_L, the same for
+//! R); Sprint; Crouch_Idle; Crouch_Walk in eight directions; Jump_Start/Apex/Fall;
+//! Land_Light/Heavy; Push_Wall; Aim; Turn_L90/R90/L180/R180.
 //!
 //! Directions name the ground velocity while the character faces +Z: F = +Z, L = +X (the
-//! character's left), FL = normalize(+X +Z) and so on.
+//! character's left), FL = normalize(+X +Z) and so on. Walks and crouch walks sidestep
+//! straight sideways (the feet never cross); a run crosses its feet over, so sideways it
+//! turns the hips into the crossover, forward or back (the graph picks one with
+//! hysteresis), while the chest keeps facing ahead.
 
-use std::f32::consts::{FRAC_PI_2, PI};
+use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 use super::gait::{build_gait_clip, direction_model, GaitKind, GaitParams, DIRECTIONS};
 use super::keys::AuthoredClip;
@@ -22,6 +27,8 @@ enum Recipe {
     Idle,
     /// A gait along [`DIRECTIONS`]`[index]`.
     Gait(GaitKind, usize),
+    /// A sideways run along [`DIRECTIONS`]`[index]` with the hips turned into it.
+    HipsTurnedRun(usize, HipTurn),
     CrouchIdle,
     JumpStart,
     JumpApex,
@@ -34,6 +41,38 @@ enum Recipe {
     Turn(&'static str, f32, f32),
 }
 
+/// Which way the hips turn running sideways.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HipTurn {
+    /// Toward the travel: the legs run the forward diagonal in the hips' frame.
+    Fwd,
+    /// Away from it: the legs run the backward diagonal.
+    Back,
+}
+
+/// How far the hips turn out of the facing for a sideways run: a crossover reads as a
+/// run only with the hips turned well into it (at least 30°).
+const RUN_HIP_YAW_RAD: f32 = FRAC_PI_4;
+
+impl HipTurn {
+    fn suffix(self) -> &'static str {
+        match self {
+            HipTurn::Fwd => "HipsFwd",
+            HipTurn::Back => "HipsBack",
+        }
+    }
+
+    /// Hip yaw (rad, positive toward +X) for travel along `travel_model`: forward turns
+    /// the hips toward the travel's side.
+    fn yaw_rad(self, travel_model: glam::Vec3) -> f32 {
+        let toward_travel = RUN_HIP_YAW_RAD * travel_model.x.signum();
+        match self {
+            HipTurn::Fwd => toward_travel,
+            HipTurn::Back => -toward_travel,
+        }
+    }
+}
+
 impl Recipe {
     fn name(&self) -> String {
         match *self {
@@ -42,6 +81,12 @@ impl Recipe {
             Recipe::Gait(kind, direction) => {
                 format!("{}_{}", kind.prefix(), DIRECTIONS[direction].0)
             }
+            Recipe::HipsTurnedRun(direction, turn) => format!(
+                "{}_{}_{}",
+                GaitKind::Run.prefix(),
+                DIRECTIONS[direction].0,
+                turn.suffix()
+            ),
             Recipe::CrouchIdle => "Crouch_Idle".into(),
             Recipe::JumpStart => "Jump_Start".into(),
             Recipe::JumpApex => "Jump_Apex".into(),
@@ -59,6 +104,11 @@ impl Recipe {
             Recipe::Idle => poses::idle(rig),
             Recipe::Gait(kind, direction) => {
                 let params = GaitParams::new(kind, direction_model(DIRECTIONS[direction].1));
+                build_gait_clip(rig, &self.name(), &params)
+            }
+            Recipe::HipsTurnedRun(direction, turn) => {
+                let travel = direction_model(DIRECTIONS[direction].1);
+                let params = GaitParams::hips_turned(GaitKind::Run, travel, turn.yaw_rad(travel));
                 build_gait_clip(rig, &self.name(), &params)
             }
             Recipe::CrouchIdle => poses::crouch_idle(rig),
@@ -81,7 +131,13 @@ fn recipes() -> Vec<Recipe> {
     let directions = || 0..DIRECTIONS.len();
     let mut list = vec![Recipe::Idle];
     list.extend(directions().map(|d| Recipe::Gait(GaitKind::Walk, d)));
-    list.extend(directions().map(|d| Recipe::Gait(GaitKind::Run, d)));
+    for d in directions() {
+        if DIRECTIONS[d].1[1] == 0.0 {
+            list.extend([HipTurn::Fwd, HipTurn::Back].map(|turn| Recipe::HipsTurnedRun(d, turn)));
+        } else {
+            list.push(Recipe::Gait(GaitKind::Run, d));
+        }
+    }
     // The sprint runs straight ahead only (DIRECTIONS[0] is F).
     list.push(Recipe::Gait(GaitKind::Sprint, 0));
     list.push(Recipe::CrouchIdle);

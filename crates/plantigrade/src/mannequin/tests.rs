@@ -152,7 +152,14 @@ fn clip_names_are_complete_unique_and_in_build_order() {
     let mut expected = vec!["Idle".to_string()];
     let dirs = ["F", "FL", "L", "BL", "B", "BR", "R", "FR"];
     expected.extend(dirs.iter().map(|d| format!("Walk_{d}")));
-    expected.extend(dirs.iter().map(|d| format!("Run_{d}")));
+    for d in dirs {
+        if d == "L" || d == "R" {
+            expected.push(format!("Run_{d}_HipsFwd"));
+            expected.push(format!("Run_{d}_HipsBack"));
+        } else {
+            expected.push(format!("Run_{d}"));
+        }
+    }
     expected.push("Sprint".into());
     expected.push("Crouch_Idle".into());
     expected.extend(dirs.iter().map(|d| format!("Crouch_Walk_{d}")));
@@ -277,7 +284,7 @@ fn gait_clips_plant_their_feet() {
         };
         assert!((speed - expected).abs() < 1e-5, "{name}: {speed}");
     }
-    assert_eq!(gaits, 8 + 8 + 1 + 8);
+    assert_eq!(gaits, 8 + 10 + 1 + 8);
 }
 
 /// Each foot's contact curve rises at its touch-down: the ball is on the ground at the
@@ -583,6 +590,125 @@ fn sideways_feet_pass_around_each_other() {
         }
     }
     println!("closest feet: {closest} m");
+}
+
+/// Ankle, heel socket and ball socket of `side`: the foot as a two-segment line.
+fn foot_line_model(model: &ModelPose, side: Side) -> [Vec3; 3] {
+    let leg = mannequin().bones.leg(side).expect("mannequin legs");
+    let (ball, heel) = sockets_model(model, side);
+    [model.position_model(leg.foot), heel, ball]
+}
+
+#[test]
+fn sidesteps_never_cross_the_feet() {
+    // Every walk and crouch walk with a sideways part sidesteps.
+    let pelvis = joint("pelvis");
+    for name in [
+        "Walk_FL",
+        "Walk_L",
+        "Walk_BL",
+        "Walk_BR",
+        "Walk_R",
+        "Walk_FR",
+        "Crouch_Walk_FL",
+        "Crouch_Walk_L",
+        "Crouch_Walk_BL",
+        "Crouch_Walk_BR",
+        "Crouch_Walk_R",
+        "Crouch_Walk_FR",
+    ] {
+        let clip = clip(name);
+        let (mut min_sep, mut max_sep, mut min_gap) = (f32::MAX, f32::MIN, f32::MAX);
+        let (mut low, mut high) = (f32::MAX, f32::MIN);
+        for t in sample_times(clip) {
+            let model = model_at(clip, t);
+            let [ankle_l, heel_l, ball_l] = foot_line_model(&model, Side::Left);
+            let [ankle_r, heel_r, ball_r] = foot_line_model(&model, Side::Right);
+            // Left of the right foot (+X is the character's left) by a clear gap.
+            let separation = ankle_l.x - ankle_r.x;
+            let gap = [(ankle_l, heel_l), (heel_l, ball_l)]
+                .iter()
+                .flat_map(|&(a0, a1)| {
+                    [(ankle_r, heel_r), (heel_r, ball_r)]
+                        .map(|(b0, b1)| segment_distance_xz(a0, a1, b0, b1))
+                })
+                .fold(f32::MAX, f32::min);
+            assert!(
+                separation > 0.12,
+                "{name} at {t} s: ankles {separation} m apart"
+            );
+            assert!(gap >= 0.05, "{name} at {t} s: feet {gap} m apart");
+            min_sep = min_sep.min(separation);
+            max_sep = max_sep.max(separation);
+            min_gap = min_gap.min(gap);
+            let y = model.position_model(pelvis).y;
+            (low, high) = (low.min(y), high.max(y));
+        }
+        // The foot on the side of the travel leads: it steps out at its contact start
+        // (the left's at phase 0, the right's at ½), where the feet are widest apart.
+        let leftward = name.rsplit('_').next().is_some_and(|d| d.contains('L'));
+        let leading = if leftward { 0.0 } else { 0.5 };
+        let model = model_at(clip, leading * clip.duration_s());
+        let widest =
+            foot_line_model(&model, Side::Left)[0].x - foot_line_model(&model, Side::Right)[0].x;
+        assert!(
+            widest > max_sep - 0.01,
+            "{name}: {widest} m apart as the leading foot lands, {max_sep} m at the widest"
+        );
+        let speed = clip.authored_speed_m_s().unwrap_or(0.0);
+        println!(
+            "{name}: cycle {:.3} s, stride {:.2} m, ankles {min_sep:.3}–{max_sep:.3} m apart, \
+             feet ≥ {min_gap:.3} m apart, pelvis {low:.3}–{high:.3} m",
+            clip.duration_s(),
+            speed * clip.duration_s(),
+        );
+    }
+}
+
+#[test]
+fn sideways_runs_turn_the_hips_and_keep_the_chest_ahead() {
+    let yaw_deg = |model: &ModelPose, j: usize| {
+        yaw_of(glam::Quat::from_affine3a(&model.joints_model()[j])).to_degrees()
+    };
+    for (name, travel_x, hip_sign) in [
+        ("Run_L_HipsFwd", 1.0, 1.0),
+        ("Run_L_HipsBack", 1.0, -1.0),
+        ("Run_R_HipsFwd", -1.0, -1.0),
+        ("Run_R_HipsBack", -1.0, 1.0),
+    ] {
+        let clip = clip(name);
+        let velocity = clip
+            .authored_velocity_model_m_s()
+            .expect("authored velocity");
+        assert!(
+            (velocity - Vec3::X * travel_x * 3.75).length() < 1e-4,
+            "{name}: {velocity}"
+        );
+        let (mut hip_min, mut hip_max, mut chest_max, mut head_max) =
+            (f32::MAX, f32::MIN, 0.0f32, 0.0f32);
+        for t in sample_times(clip) {
+            let model = model_at(clip, t);
+            assert!(
+                yaw_deg(&model, joint("root")).abs() < 1e-3,
+                "{name}: the root turned"
+            );
+            let hips = hip_sign * yaw_deg(&model, joint("pelvis"));
+            let chest = yaw_deg(&model, joint("spine_03"));
+            let head = yaw_deg(&model, joint("head"));
+            assert!(hips >= 30.0, "{name} at {t} s: hips turned {hips}°");
+            // Within the counter-swing a run's chest has anyway (Run_F's is 6°).
+            assert!(chest.abs() <= 6.0, "{name} at {t} s: chest turned {chest}°");
+            assert!(head.abs() <= 3.0, "{name} at {t} s: head turned {head}°");
+            (hip_min, hip_max) = (hip_min.min(hips), hip_max.max(hips));
+            chest_max = chest_max.max(chest.abs());
+            head_max = head_max.max(head.abs());
+        }
+        println!(
+            "{name}: cycle {:.3} s, hips {hip_min:.1}–{hip_max:.1}° into the turn, chest within \
+             {chest_max:.1}°, head within {head_max:.1}°",
+            clip.duration_s()
+        );
+    }
 }
 
 /// Horizontal distance between segments a0–a1 and b0–b1 (sampled; fine for feet).

@@ -96,6 +96,12 @@ pub struct CharacterConfig {
     pub crouch_capsule: Capsule,
     /// The push-wall detector.
     pub push_wall: PushWallConfig,
+    /// Hysteresis band of the `hips_back` locomotion variable (degrees of |direction|,
+    /// `(lower, upper)`): it turns on once the movement direction is more than `upper`
+    /// from straight ahead and off once it is less than `lower`, and holds in between, so
+    /// a sideways run near ±90° does not flip its hips from one side to the other every
+    /// step. Default `(70, 110)`.
+    pub hips_back_band_deg: (f32, f32),
 }
 
 impl Default for CharacterConfig {
@@ -124,6 +130,7 @@ impl Default for CharacterConfig {
             stand_capsule: Capsule::from_height(1.8, 0.3),
             crouch_capsule: Capsule::from_height(1.1, 0.3),
             push_wall: PushWallConfig::default(),
+            hips_back_band_deg: (70.0, 110.0),
         }
     }
 }
@@ -236,7 +243,8 @@ impl CharacterConfig {
 
     /// Checks that every value can work: finite, positive speeds in gait order, positive
     /// curves, times and thresholds not negative, `air_control` in `0..=1`,
-    /// `walk_input_max` in `0.01..=0.99`, valid capsules with the crouch one not taller.
+    /// `walk_input_max` in `0.01..=0.99`, valid capsules with the crouch one not taller,
+    /// the `hips_back` band ordered within `0..=180`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         positive("walk_speed_m_s", self.walk_speed_m_s)?;
         positive("run_speed_m_s", self.run_speed_m_s)?;
@@ -291,6 +299,9 @@ impl CharacterConfig {
             self.push_wall.max_actual_speed_m_s,
         )?;
         non_negative("push_wall.hold_s", self.push_wall.hold_s)?;
+        let (lower_deg, upper_deg) = self.hips_back_band_deg;
+        within("hips_back_band_deg.0", lower_deg, 0.0, 180.0)?;
+        within("hips_back_band_deg.1", upper_deg, lower_deg, 180.0)?;
         Ok(())
     }
 

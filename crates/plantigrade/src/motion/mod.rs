@@ -80,9 +80,11 @@ pub use config::{CharacterConfig, ConfigError, ConfigLoadError, PushWallConfig};
 pub use curve::{Curve, CurveError};
 pub use input::{shape_input, InputConfig, InputDevice};
 pub use intent::{direction_to_yaw, yaw_to_direction, Buttons, Intent};
-pub use movement::{move_toward, turn_toward, wrap_angle, Movement, MovementOutput, MAX_TICK_S};
+pub use movement::{
+    hips_back_after, move_toward, turn_toward, wrap_angle, Movement, MovementOutput, MAX_TICK_S,
+};
 pub use vars::{
-    JumpPhase, Landing, LandingGrade, LocomotionParams, LocomotionVars, IS_PUSHING_WALL,
+    JumpPhase, Landing, LandingGrade, LocomotionParams, LocomotionVars, HIPS_BACK, IS_PUSHING_WALL,
 };
 
 #[cfg(test)]

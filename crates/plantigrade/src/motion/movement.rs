@@ -77,6 +77,23 @@ pub fn move_toward(from: Vec2, to: Vec2, max_step: f32) -> Vec2 {
     from + delta * (max_step / distance)
 }
 
+/// The hip-orientation flag after a tick moving along `direction_deg` (relative to the
+/// facing): on beyond the band's upper edge, off inside its lower edge, held within it.
+pub fn hips_back_after(
+    previous: bool,
+    direction_deg: f32,
+    (lower_deg, upper_deg): (f32, f32),
+) -> bool {
+    let off_ahead_deg = direction_deg.abs();
+    if off_ahead_deg > upper_deg {
+        true
+    } else if off_ahead_deg < lower_deg {
+        false
+    } else {
+        previous
+    }
+}
+
 fn sanitize_dt(dt_s: f32) -> f32 {
     if dt_s.is_finite() && dt_s > 0.0 {
         dt_s.min(MAX_TICK_S)
@@ -156,6 +173,8 @@ pub struct Movement {
     actual_speed_m_s: f32,
     /// Last movement direction relative to the facing (rad).
     direction_rad: f32,
+    /// See [`LocomotionVars::hips_back`].
+    hips_back: bool,
     tick: TickPlan,
 }
 
@@ -183,6 +202,7 @@ impl Movement {
             pushing_wall: false,
             actual_speed_m_s: 0.0,
             direction_rad: 0.0,
+            hips_back: false,
             tick: TickPlan::default(),
         }
     }
@@ -469,6 +489,11 @@ impl Movement {
             self.direction_rad = wrap_angle(direction_to_yaw(direction) - self.facing_yaw_rad);
         }
         self.sanitize();
+        self.hips_back = hips_back_after(
+            self.hips_back,
+            self.direction_rad.to_degrees(),
+            cfg.hips_back_band_deg,
+        );
 
         let vars = LocomotionVars {
             speed: self.actual_speed_m_s,
@@ -481,6 +506,7 @@ impl Movement {
             land_velocity: self.last_landing.map_or(0.0, |l| l.impact_speed_m_s),
             is_pushing_wall: self.pushing_wall,
             aiming: plan.aim,
+            hips_back: self.hips_back,
             jump_phase: self.jump_phase,
             landing: landing.map(|l: Landing| l.grade),
         };

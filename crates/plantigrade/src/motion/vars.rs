@@ -6,6 +6,9 @@ use crate::graph::{names, BoolParam, FloatParam, ParamSet};
 
 /// Name of the default graph's push-wall bool (not one of the [`names`] standard set).
 pub const IS_PUSHING_WALL: &str = "is_pushing_wall";
+/// Name of the default graph's hip-orientation bool (not one of the [`names`] standard
+/// set): see [`LocomotionVars::hips_back`].
+pub const HIPS_BACK: &str = "hips_back";
 
 /// Airborne phase by vertical velocity (SPEC MOVE-6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -85,6 +88,10 @@ pub struct LocomotionVars {
     pub is_pushing_wall: bool,
     /// Aim is held.
     pub aiming: bool,
+    /// Moving mostly backward, with hysteresis ([`super::CharacterConfig::hips_back_band_deg`]):
+    /// a sideways run turns its hips away from the travel (back) instead of into it.
+    /// Held while standing.
+    pub hips_back: bool,
     /// Airborne phase; `None` while grounded.
     pub jump_phase: Option<JumpPhase>,
     /// A landing happened this tick.
@@ -105,6 +112,7 @@ impl Default for LocomotionVars {
             land_velocity: 0.0,
             is_pushing_wall: false,
             aiming: false,
+            hips_back: false,
             jump_phase: None,
             landing: None,
         }
@@ -125,10 +133,11 @@ pub struct LocomotionParams {
     pub land_velocity: Option<FloatParam>,
     pub aiming: Option<BoolParam>,
     pub is_pushing_wall: Option<BoolParam>,
+    pub hips_back: Option<BoolParam>,
 }
 
 impl LocomotionParams {
-    /// Looks up the standard names ([`names`] and [`IS_PUSHING_WALL`]) once.
+    /// Looks up the standard names ([`names`], [`IS_PUSHING_WALL`] and [`HIPS_BACK`]) once.
     pub fn resolve(params: &ParamSet) -> LocomotionParams {
         LocomotionParams {
             speed: params.float(names::SPEED).ok(),
@@ -141,6 +150,7 @@ impl LocomotionParams {
             land_velocity: params.float(names::LAND_VELOCITY).ok(),
             aiming: params.bool(names::AIMING).ok(),
             is_pushing_wall: params.bool(IS_PUSHING_WALL).ok(),
+            hips_back: params.bool(HIPS_BACK).ok(),
         }
     }
 
@@ -164,6 +174,7 @@ impl LocomotionParams {
             (self.is_grounded, vars.is_grounded),
             (self.aiming, vars.aiming),
             (self.is_pushing_wall, vars.is_pushing_wall),
+            (self.hips_back, vars.hips_back),
         ];
         for (handle, value) in bools {
             if let Some(handle) = handle {
@@ -196,6 +207,7 @@ mod tests {
     fn writes_into_a_param_set() {
         let mut set = ParamSet::als_locomotion();
         let push = set.add_bool(IS_PUSHING_WALL, false).unwrap();
+        let hips_back = set.add_bool(HIPS_BACK, false).unwrap();
         let handles = LocomotionParams::resolve(&set);
         assert!(handles.speed.is_some() && handles.is_pushing_wall.is_some());
         let vars = LocomotionVars {
@@ -206,6 +218,7 @@ mod tests {
             is_grounded: false,
             vertical_velocity: -1.0,
             is_pushing_wall: true,
+            hips_back: true,
             ..LocomotionVars::default()
         };
         handles.write(&vars, &mut set);
@@ -214,10 +227,12 @@ mod tests {
         assert_eq!(set.get_float(set.float(names::INPUT_SPEED).unwrap()), 3.75);
         assert!(!set.get_bool(set.bool(names::IS_GROUNDED).unwrap()));
         assert!(set.get_bool(push));
+        assert!(set.get_bool(hips_back));
         // A set without the push-wall flag still works.
         let plain = ParamSet::als_locomotion();
         let handles = LocomotionParams::resolve(&plain);
         assert_eq!(handles.is_pushing_wall, None);
+        assert_eq!(handles.hips_back, None);
         let mut plain = plain;
         handles.write(&vars, &mut plain);
     }

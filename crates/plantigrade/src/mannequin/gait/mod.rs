@@ -133,7 +133,7 @@ pub(super) fn build_gait_clip(
             .with_curve(curve)?
             .with_event(event_name, key_time_s(first_frame))?;
     }
-    let clip = clip.with_authored_velocity(params.velocity_model_m_s())?;
+    let clip = clip.with_authored_velocity(params.travel_velocity_model_m_s())?;
     Ok(AuthoredClip {
         clip,
         stats: keys.stats,
@@ -171,7 +171,7 @@ fn body_at_key(params: &GaitParams, plans: &[FootPlan; 2], key: usize) -> BodyTa
 
     let feet = [Side::Left, Side::Right]
         .map(|side| plans[side.index()].target(params.since_contact_s(side, key)));
-    BodyTargets {
+    let body = BodyTargets {
         root_yaw_rad: 0.0,
         pelvis_position_model,
         pelvis_rotation_model,
@@ -179,7 +179,30 @@ fn body_at_key(params: &GaitParams, plans: &[FootPlan; 2], key: usize) -> BodyTa
         head_rotation_model: Quat::IDENTITY,
         feet,
         arms: [Side::Left, Side::Right].map(|side| arm_at_phase(params, side, phase)),
+    };
+    turn_hips(body, params.hip_yaw_rad)
+}
+
+/// Turns a body planned in the gait frame into model space by `hip_yaw_rad`: the pelvis
+/// and feet turn about +Y through the origin (a rigid turn, so planted feet stay planted),
+/// each spine joint turns a third of the way back so the chest, arms and head keep facing
+/// ahead (+Z).
+fn turn_hips(mut body: BodyTargets, hip_yaw_rad: f32) -> BodyTargets {
+    if hip_yaw_rad == 0.0 {
+        return body;
     }
+    let turn = Quat::from_rotation_y(hip_yaw_rad);
+    body.pelvis_position_model = turn * body.pelvis_position_model;
+    body.pelvis_rotation_model = turn * body.pelvis_rotation_model;
+    for foot in &mut body.feet {
+        foot.ball_socket_model = turn * foot.ball_socket_model;
+        foot.yaw_rad += hip_yaw_rad;
+    }
+    let back_each = Quat::from_rotation_y(-hip_yaw_rad / 3.0);
+    for spine in &mut body.spine_local {
+        *spine = back_each * *spine;
+    }
+    body
 }
 
 /// Arm swing against the same-side leg: the left arm is back at the left contact (left

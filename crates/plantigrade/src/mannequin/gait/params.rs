@@ -1,7 +1,7 @@
 //! A gait family's tuning resolved for one direction of travel: timing in frames, foot
 //! placement, pitches, pelvis and arm motion.
 
-use glam::Vec3;
+use glam::{Quat, Vec3};
 
 use super::style::GaitStyle;
 use super::GaitKind;
@@ -16,8 +16,12 @@ const HEEL_TO_BALL_M: f32 = 0.1755;
 #[derive(Clone, Debug)]
 pub(in crate::mannequin) struct GaitParams {
     pub speed_m_s: f32,
-    /// Unit ground direction (model space).
+    /// Unit ground direction in the gait frame: model space turned by `hip_yaw_rad`, in
+    /// which the legs, pelvis and spine are planned.
     pub direction_model: Vec3,
+    /// Yaw of the whole lower body (rad, about +Y) against the facing, with the spine
+    /// turning the chest back to face ahead: 0 except for the hip-turned sideways runs.
+    pub hip_yaw_rad: f32,
     /// Frames per cycle (even, so the right foot starts exactly half a cycle later).
     pub cycle_frames: usize,
     /// Frames each foot is planted: its ball socket is fixed from its contact-start frame
@@ -69,6 +73,9 @@ impl GaitParams {
     /// Parameters of `kind` moving along `direction_model` (unit, horizontal).
     pub(in crate::mannequin) fn new(kind: GaitKind, direction_model: Vec3) -> Self {
         let style: &GaitStyle = kind.style();
+        // Any travel with a sideways part sidesteps in the families that can (walks): the
+        // feet stay side by side and never cross. Runs cross over (turning the hips).
+        let sidestep = style.sidestep.filter(|_| direction_model.x.abs() > 1e-3);
         let forward = direction_model.z.max(0.0);
         let backward = (-direction_model.z).max(0.0);
         let sideways = direction_model.x.abs();
@@ -78,7 +85,19 @@ impl GaitParams {
         let cycle_s = style.cycle_forward_s * w_forward
             + style.cycle_backward_s * w_backward
             + style.cycle_lateral_s * w_lateral;
-        let cycle_frames = (2.0 * (cycle_s * KEY_RATE_HZ / 2.0).round()).max(2.0) as usize;
+        let cycle_frames = match sidestep {
+            Some(sidestep) => {
+                // The gap between the feet narrows by the sideways stride (speed · cycle ·
+                // sideways share) from the leading foot's landing to the trailing foot's:
+                // the cycle is short enough for the narrowest gap to stay `min_gap_m`,
+                // rounded down to whole frame pairs.
+                let longest_s = 2.0 * (2.0 * sidestep.foot_half_width_m - sidestep.min_gap_m)
+                    / (style.speed_m_s * sideways);
+                let half_frames = (cycle_s.min(longest_s) * KEY_RATE_HZ / 2.0 + 1e-3).floor();
+                2.0 * half_frames.max(1.0)
+            }
+            None => (2.0 * (cycle_s * KEY_RATE_HZ / 2.0).round()).max(2.0),
+        } as usize;
         // The style's stance share is of the cycle's time: the ball is fixed for
         // `stance_frames` frames. (Taken as a count of 60 Hz samples, `stance_frames + 1`,
         // the planted time came out one frame short: sampled at 144 Hz, which sees the
@@ -86,11 +105,15 @@ impl GaitParams {
         let stance_frames = ((style.stance_share * cycle_frames as f32).round() as usize)
             .clamp(1, cycle_frames - 2);
         let share_frames = |share: f32| (share * stance_frames as f32).round() as usize;
-        let (left_stance_offset_model, across) = stance_offset(
-            direction_model,
-            style.foot_half_width_m,
-            style.foot_clearance_m,
-        );
+        let (left_stance_offset_model, across) = match sidestep {
+            // Side by side, wide apart: no stagger, no swing around the other foot.
+            Some(sidestep) => (Vec3::X * sidestep.foot_half_width_m, 0.0),
+            None => stance_offset(
+                direction_model,
+                style.foot_half_width_m,
+                style.foot_clearance_m,
+            ),
+        };
 
         let ball_landing_deg = style.ball_landing_backward_deg * backward
             + style.ball_landing_forward_deg * forward
@@ -116,6 +139,7 @@ impl GaitParams {
         Self {
             speed_m_s: style.speed_m_s,
             direction_model,
+            hip_yaw_rad: 0.0,
             cycle_frames,
             stance_frames,
             keys_per_frame: style.keys_per_frame,
@@ -123,7 +147,9 @@ impl GaitParams {
             left_stance_offset_model,
             ball_ahead_m: by_angle(&style.ball_ahead_m, direction_model),
             swing_bulge_m: style.swing_bulge_m * across,
-            swing_lift_m: style.swing_lift_m,
+            swing_lift_m: sidestep.map_or(style.swing_lift_m, |s| {
+                lerp(style.swing_lift_m, s.swing_lift_m, sideways)
+            }),
             swing_lift_peak: style.swing_lift_peak,
             liftoff_speed_m_s: style.liftoff_speed_m_s,
             touchdown_speed_m_s: style.touchdown_speed_m_s,
@@ -137,7 +163,9 @@ impl GaitParams {
             heel_off_frames,
             toe_lift_rad: toe_lift_deg.to_radians(),
             toe_lift_frames,
-            pelvis_height_m: style.pelvis_height_m,
+            pelvis_height_m: sidestep.map_or(style.pelvis_height_m, |s| {
+                lerp(style.pelvis_height_m, s.pelvis_height_m, sideways)
+            }),
             pelvis_bob_m: style.pelvis_bob_m,
             pelvis_sway_m: style.pelvis_sway_m,
             pelvis_yaw_rad: style.pelvis_yaw_deg.to_radians(),
@@ -154,8 +182,35 @@ impl GaitParams {
         }
     }
 
+    /// Parameters of `kind` travelling along `travel_model` (unit, horizontal) with the
+    /// hips yawed by `hip_yaw_rad` (positive turns them toward +X, the left): the legs run
+    /// the gait of the direction the travel has in the hips' frame (a sideways run with
+    /// the hips turned 45° into it runs the forward diagonal).
+    pub(in crate::mannequin) fn hips_turned(
+        kind: GaitKind,
+        travel_model: Vec3,
+        hip_yaw_rad: f32,
+    ) -> Self {
+        let direction_gait = Quat::from_rotation_y(-hip_yaw_rad) * travel_model;
+        Self {
+            hip_yaw_rad,
+            ..Self::new(kind, direction_gait)
+        }
+    }
+
+    /// Velocity in the gait frame (m/s), which the feet are planned in.
     pub fn velocity_model_m_s(&self) -> Vec3 {
         self.direction_model * self.speed_m_s
+    }
+
+    /// The gait frame's rotation into model space.
+    pub fn hip_turn(&self) -> Quat {
+        Quat::from_rotation_y(self.hip_yaw_rad)
+    }
+
+    /// The body's velocity in model space (m/s): the clip's authored velocity.
+    pub fn travel_velocity_model_m_s(&self) -> Vec3 {
+        self.hip_turn() * self.velocity_model_m_s()
     }
 
     /// Frame at which `side`'s contact starts: left at 0, right half a cycle later.

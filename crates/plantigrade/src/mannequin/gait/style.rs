@@ -27,7 +27,8 @@ pub(super) struct GaitStyle {
     /// lowering.
     pub ball_ahead_m: [f32; 5],
     /// Least distance between the two feet's heel–ball lines as they pass each other (m).
-    /// Moving diagonally or sideways the feet are also staggered fore-aft to keep it.
+    /// Moving diagonally or sideways without a sidestep (runs) the feet are also staggered
+    /// fore-aft to keep it.
     pub foot_clearance_m: f32,
     /// Sideways swing path bulge away from the planted foot (m, at pure sideways).
     pub swing_bulge_m: f32,
@@ -85,6 +86,31 @@ pub(super) struct GaitStyle {
     pub elbow_flex_deg: f32,
     pub elbow_swing_flex_deg: f32,
     pub finger_curl_deg: f32,
+    /// Stepping straight sideways (L and R only) as a side-shuffle that keeps the feet
+    /// apart instead of crossing them; `None` crosses them as the diagonals do.
+    pub sidestep: Option<SidestepStyle>,
+}
+
+/// A sidestep, for every direction with a sideways part: the leading foot steps out, the
+/// trailing foot closes toward it, and the feet never cross. Without flight the gap
+/// between the feet changes by the whole sideways stride (`speed · cycle · sideways
+/// share`) each cycle, from `2 · foot_half_width_m − stride / 2` (as the trailing foot
+/// lands) to `2 · foot_half_width_m + stride / 2` (as the leading foot lands): a wide
+/// stance keeps the narrowest gap open, and the cycle is cut short where the stride would
+/// close it (straight sideways and on the diagonals); the pelvis comes down so the legs
+/// reach the wide landings.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SidestepStyle {
+    /// Ball sockets' distance from the midline at mid-stance (m).
+    pub foot_half_width_m: f32,
+    /// Narrowest sideways gap between the ankles (m), which sets the longest cycle.
+    pub min_gap_m: f32,
+    /// Mean pelvis height (m) moving straight sideways, blended toward the style's by the
+    /// sideways share: bent knees for the wide stance.
+    pub pelvis_height_m: f32,
+    /// Peak lift of the swinging foot (m) moving straight sideways, blended the same way:
+    /// a shuffle stays low.
+    pub swing_lift_m: f32,
 }
 
 pub(super) const WALK: GaitStyle = GaitStyle {
@@ -131,6 +157,13 @@ pub(super) const WALK: GaitStyle = GaitStyle {
     elbow_flex_deg: 18.0,
     elbow_swing_flex_deg: 15.0,
     finger_curl_deg: 20.0,
+    // Straight sideways: a 0.40 s cycle (0.70 m stride), ankles 0.14-0.84 m apart.
+    sidestep: Some(SidestepStyle {
+        foot_half_width_m: 0.245,
+        min_gap_m: 0.14,
+        pelvis_height_m: 0.85,
+        swing_lift_m: 0.06,
+    }),
 };
 
 pub(super) const RUN: GaitStyle = GaitStyle {
@@ -175,6 +208,8 @@ pub(super) const RUN: GaitStyle = GaitStyle {
     elbow_flex_deg: 80.0,
     elbow_swing_flex_deg: 15.0,
     finger_curl_deg: 50.0,
+    // Running sideways the hips turn into the travel (see `GaitParams::hips_turned`).
+    sidestep: None,
 };
 
 pub(super) const SPRINT: GaitStyle = GaitStyle {
@@ -220,6 +255,7 @@ pub(super) const SPRINT: GaitStyle = GaitStyle {
     elbow_flex_deg: 88.0,
     elbow_swing_flex_deg: 10.0,
     finger_curl_deg: 60.0,
+    sidestep: None,
 };
 
 pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
@@ -267,4 +303,11 @@ pub(super) const CROUCH_WALK: GaitStyle = GaitStyle {
     elbow_flex_deg: 45.0,
     elbow_swing_flex_deg: 10.0,
     finger_curl_deg: 30.0,
+    // Straight sideways: a 0.467 s cycle (0.70 m stride), ankles 0.14-0.84 m apart.
+    sidestep: Some(SidestepStyle {
+        foot_half_width_m: 0.245,
+        min_gap_m: 0.14,
+        pelvis_height_m: 0.6,
+        swing_lift_m: 0.05,
+    }),
 };

@@ -146,6 +146,48 @@ fn turning_takes_the_shortest_arc() {
     assert!((sim.movement.facing_yaw_rad() - PI / 2.0).abs() < 1e-4);
 }
 
+#[test]
+fn hips_back_flips_with_hysteresis() {
+    let band = CharacterConfig::default().hips_back_band_deg;
+    assert_eq!(band, (70.0, 110.0));
+    let after = |previous, deg| movement::hips_back_after(previous, deg, band);
+    assert!(!after(false, 95.0) && !after(false, -109.0) && after(false, 111.0));
+    assert!(after(true, 95.0) && after(true, -71.0) && !after(true, 69.0));
+    assert!(after(false, -180.0) && !after(true, 0.0));
+
+    // Moving at an angle from a facing held ahead (+Z): the flag follows the travel.
+    let mut sim = Sim::new(TestWorld::flat(), Vec3::ZERO);
+    let hips_back_at = |sim: &mut Sim, direction_deg: f32| {
+        let yaw = direction_deg.to_radians();
+        let intent = Intent {
+            move_world: Vec2::new(yaw.sin(), yaw.cos()),
+            ..Intent::IDLE.facing(0.0)
+        };
+        let mut out = sim.step(&intent);
+        for _ in 0..60 {
+            out = sim.step(&intent);
+        }
+        assert!(
+            (out.vars.direction_deg - direction_deg).abs() < 1.0,
+            "moving at {} instead of {direction_deg}",
+            out.vars.direction_deg
+        );
+        out.vars.hips_back
+    };
+    assert!(!hips_back_at(&mut sim, 95.0), "flipped at 95°");
+    assert!(hips_back_at(&mut sim, 115.0), "not flipped at 115°");
+    assert!(hips_back_at(&mut sim, 95.0), "flipped back at 95°");
+    assert!(hips_back_at(&mut sim, 75.0), "flipped back at 75°");
+    // Standing still holds it.
+    let mut out = sim.step(&Intent::IDLE.facing(0.0));
+    for _ in 0..120 {
+        out = sim.step(&Intent::IDLE.facing(0.0));
+    }
+    assert!(out.vars.hips_back && !out.vars.is_moving);
+    assert!(!hips_back_at(&mut sim, 65.0), "not back at 65°");
+    assert!(!hips_back_at(&mut sim, -105.0), "flipped at −105°");
+}
+
 /// Runs at `magnitude` until cruising, then turns the facing 180° with the movement held, and
 /// returns (measured, implied) seconds.
 fn half_turn_time(magnitude: f32) -> (f32, f32) {
