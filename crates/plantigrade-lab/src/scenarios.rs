@@ -292,6 +292,12 @@ pub const SCENARIOS: &[Scenario] = &[
     ),
 ];
 
+/// A state of the default graph's gait: `Locomotion`, or `Locomotion_HipsBack` (the same
+/// blend with the hips turned the other way running sideways).
+fn is_gait_state(state: &str) -> bool {
+    state.starts_with("Locomotion")
+}
+
 /// A scenario up or down one of the plain flights (`stairs_15cm`, `stairs_20cm`).
 pub fn is_flight(name: &str) -> bool {
     name.starts_with("stairs_up_") || name.starts_with("stairs_down_")
@@ -1214,8 +1220,11 @@ fn checks_for(
         GapJump => {
             checks.push(Check::new(
                 "lands_into_gait",
-                m.states.iter().skip_while(|s| *s != "Jump").nth(1)
-                    == Some(&"Locomotion".to_string()),
+                m.states
+                    .iter()
+                    .skip_while(|s| *s != "Jump")
+                    .nth(1)
+                    .is_some_and(|s| is_gait_state(s)),
                 format!("states {:?}", m.states),
             ));
             checks.push(Check::new(
@@ -1337,7 +1346,7 @@ fn checks_for(
                 .unwrap_or_default();
             checks.push(Check::new(
                 "lands_into_gait",
-                after_jump == "Locomotion",
+                is_gait_state(&after_jump),
                 format!("states {:?}", m.states),
             ));
             let phases_ok = m
