@@ -328,3 +328,59 @@ fn mutated_graph_files_give_errors_not_panics() {
     }
     assert!(errors > 200, "most mutations should be refused ({errors})");
 }
+
+#[test]
+fn a_strafe_reversal_restarts_the_gait_heading_the_new_way() {
+    let (_, mut g, mut pose) = setup();
+    let clip = |g: &GraphInstance, name: &str| {
+        g.asset()
+            .clips()
+            .iter()
+            .position(|c| c.name() == name)
+            .unwrap()
+    };
+    let (left, right) = (clip(&g, "Walk_L"), clip(&g, "Walk_R"));
+    let phase = |g: &GraphInstance, c: usize| {
+        g.sampled_clips()
+            .iter()
+            .find(|s| s.clip == c && s.weight > 0.0)
+            .map(|s| s.normalized_time)
+    };
+    // Sidestepping left at walking speed, well into the cycle.
+    set_f(&mut g, "speed", 1.75);
+    set_f(&mut g, "direction", 90.0);
+    for _ in 0..50 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    assert_eq!(state(&g), "Locomotion");
+    let before = phase(&g, left).expect("the left sidestep plays");
+    // The velocity swings round: the direction flips and the trigger fires for a tick.
+    set_f(&mut g, "speed", 0.2);
+    set_f(&mut g, "direction", -90.0);
+    set_b(&mut g, "reversed", true);
+    g.tick(DT, &mut pose).unwrap();
+    set_b(&mut g, "reversed", false);
+    let restarted = g.events().iter().any(|e| {
+        matches!(e, plantigrade::graph::GraphEvent::TransitionStarted { from, to, .. } if from == to)
+    });
+    assert!(restarted, "no restart: {:?}", g.events());
+    assert_eq!(state(&g), "Locomotion");
+    // It starts over at the right sidestep's start (its trailing left foot planted), a
+    // few ticks in, not at the phase the left sidestep had reached.
+    for _ in 0..3 {
+        g.tick(DT, &mut pose).unwrap();
+    }
+    let started = phase(&g, right).expect("the right sidestep plays");
+    assert!(
+        (0.1..0.35).contains(&started) && (before - 0.1).abs() > 0.3,
+        "phase {started}, the left sidestep's was {before}"
+    );
+    // And it fires once: the next ticks go on without another restart.
+    for _ in 0..10 {
+        g.tick(DT, &mut pose).unwrap();
+        assert!(!g
+            .events()
+            .iter()
+            .any(|e| matches!(e, plantigrade::graph::GraphEvent::TransitionStarted { .. })));
+    }
+}

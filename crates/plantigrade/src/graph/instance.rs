@@ -74,7 +74,8 @@ impl Crossfade {
 struct MachineState {
     current: StateId,
     fade: Option<Crossfade>,
-    /// The last blended output while a crossfade runs (becomes the snapshot on interrupt).
+    /// The machine's last output (becomes the snapshot a crossfade starts from when it
+    /// interrupts another or restarts the current state).
     last_output: Pose,
     snapshot: Pose,
     pending_travel: Option<(StateId, f32)>,
@@ -695,7 +696,10 @@ impl Update<'_> {
             return delta;
         }
         for t in &def.transitions {
-            if t.to == current || t.from.is_some_and(|f| f != current) {
+            // Into the current state only by a transition written from it to itself (a
+            // restart, e.g. the gait on a reversal); "*" never re-enters.
+            let restart = t.from == Some(current) && t.to == current;
+            if (t.to == current && !restart) || t.from.is_some_and(|f| f != current) {
                 continue;
             }
             let at_end_ok = !t.at_end || self.remaining_s(current_node) <= t.duration_s.max(1e-4);
@@ -731,8 +735,9 @@ impl Update<'_> {
         let m = machine.0 as usize;
         let state = &mut self.machines[m];
         let from = state.current;
-        let source = if state.fade.is_some() {
-            // Interrupted: fade from exactly what was shown last tick.
+        let source = if state.fade.is_some() || from == to {
+            // Interrupted, or restarting the state: fade from exactly what was shown last
+            // tick (the state itself is about to start over).
             std::mem::swap(&mut state.snapshot, &mut state.last_output);
             FadeSource::Snapshot
         } else {
@@ -1045,7 +1050,10 @@ impl Evaluate<'_> {
         let current = self.machines[m].current;
         let current_node = def.states[current.0 as usize].1;
         let Some(fade) = self.machines[m].fade else {
-            return self.evaluate(current_node, out, scratch, weight);
+            self.evaluate(current_node, out, scratch, weight)?;
+            // Kept for a restart of the state (a transition from it to itself).
+            self.machines[m].last_output.copy_from(out)?;
+            return Ok(());
         };
         let Some((source_pose, rest)) = scratch.split_first_mut() else {
             return self.evaluate(current_node, out, scratch, weight);

@@ -85,6 +85,7 @@ pub use movement::{
 };
 pub use vars::{
     JumpPhase, Landing, LandingGrade, LocomotionParams, LocomotionVars, HIPS_BACK, IS_PUSHING_WALL,
+    REVERSAL_DEG, REVERSED,
 };
 
 #[cfg(test)]

@@ -120,6 +120,8 @@ struct TickPlan {
     /// Unit intent direction, world (x, z); zero without input.
     input_direction: Vec2,
     aim: bool,
+    /// The intent holds the facing (`face_yaw_rad`): strafing, not turning to the move.
+    facing_held: bool,
     jumped: bool,
     /// Root-motion translation added this tick (m, world).
     root_motion_world_m: Vec3,
@@ -348,6 +350,7 @@ impl Movement {
             has_input,
             input_direction,
             aim: intent.aim,
+            facing_held: intent.face_yaw_rad.is_some(),
             jumped,
             root_motion_world_m: root_motion_world,
             vertical_request_m: if vertical_m.is_finite() {
@@ -485,9 +488,17 @@ impl Movement {
         } else {
             None
         };
+        let direction_before_rad = self.direction_rad;
         if let Some(direction) = direction_source {
             self.direction_rad = wrap_angle(direction_to_yaw(direction) - self.facing_yaw_rad);
         }
+        // A reversal while strafing: the movement direction swung round on the ground as
+        // the velocity passed through zero, the stick held (see `LocomotionVars::reversed`).
+        let reversed = self.grounded
+            && plan.has_input
+            && plan.facing_held
+            && wrap_angle(self.direction_rad - direction_before_rad).abs()
+                > super::vars::REVERSAL_DEG.to_radians();
         self.sanitize();
         self.hips_back = hips_back_after(
             self.hips_back,
@@ -507,6 +518,7 @@ impl Movement {
             is_pushing_wall: self.pushing_wall,
             aiming: plan.aim,
             hips_back: self.hips_back,
+            reversed,
             jump_phase: self.jump_phase,
             landing: landing.map(|l: Landing| l.grade),
         };

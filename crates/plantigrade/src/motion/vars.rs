@@ -9,6 +9,12 @@ pub const IS_PUSHING_WALL: &str = "is_pushing_wall";
 /// Name of the default graph's hip-orientation bool (not one of the [`names`] standard
 /// set): see [`LocomotionVars::hips_back`].
 pub const HIPS_BACK: &str = "hips_back";
+/// How far (deg) the movement direction must swing round in a tick to be a reversal.
+pub const REVERSAL_DEG: f32 = 135.0;
+
+/// Name of the default graph's reversal trigger (not one of the [`names`] standard set):
+/// see [`LocomotionVars::reversed`].
+pub const REVERSED: &str = "reversed";
 
 /// Airborne phase by vertical velocity (SPEC MOVE-6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -92,6 +98,13 @@ pub struct LocomotionVars {
     /// a sideways run turns its hips away from the travel (back) instead of into it.
     /// Held while standing.
     pub hips_back: bool,
+    /// True on the one tick a strafe reverses: the facing held by the intent, on the
+    /// ground, the movement direction swings round by more than [`REVERSAL_DEG`] in a
+    /// tick (the velocity passing through zero toward the stick). The default graph
+    /// restarts the gait there, heading the new way, so the new leading foot steps off
+    /// from the planted one instead of one sidestep's legs blending into its mirror's
+    /// (which crossed the feet).
+    pub reversed: bool,
     /// Airborne phase; `None` while grounded.
     pub jump_phase: Option<JumpPhase>,
     /// A landing happened this tick.
@@ -113,6 +126,7 @@ impl Default for LocomotionVars {
             is_pushing_wall: false,
             aiming: false,
             hips_back: false,
+            reversed: false,
             jump_phase: None,
             landing: None,
         }
@@ -134,6 +148,7 @@ pub struct LocomotionParams {
     pub aiming: Option<BoolParam>,
     pub is_pushing_wall: Option<BoolParam>,
     pub hips_back: Option<BoolParam>,
+    pub reversed: Option<BoolParam>,
 }
 
 impl LocomotionParams {
@@ -151,6 +166,7 @@ impl LocomotionParams {
             aiming: params.bool(names::AIMING).ok(),
             is_pushing_wall: params.bool(IS_PUSHING_WALL).ok(),
             hips_back: params.bool(HIPS_BACK).ok(),
+            reversed: params.bool(REVERSED).ok(),
         }
     }
 
@@ -175,6 +191,7 @@ impl LocomotionParams {
             (self.aiming, vars.aiming),
             (self.is_pushing_wall, vars.is_pushing_wall),
             (self.hips_back, vars.hips_back),
+            (self.reversed, vars.reversed),
         ];
         for (handle, value) in bools {
             if let Some(handle) = handle {

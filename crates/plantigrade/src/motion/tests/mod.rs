@@ -188,6 +188,43 @@ fn hips_back_flips_with_hysteresis() {
     assert!(!hips_back_at(&mut sim, -105.0), "flipped at −105°");
 }
 
+#[test]
+fn a_strafe_reversal_fires_once_as_the_velocity_swings_round() {
+    // Strafing left (facing held ahead, +Z), then the stick to the right.
+    let mut sim = Sim::new(TestWorld::flat(), Vec3::ZERO);
+    let strafe = |x: f32| Intent {
+        move_world: Vec2::new(x, 0.0) * 0.5,
+        ..Intent::IDLE.facing(0.0)
+    };
+    for _ in 0..60 {
+        assert!(!sim.step(&strafe(1.0)).vars.reversed);
+    }
+    let mut fired = Vec::new();
+    for tick in 0..60 {
+        let out = sim.step(&strafe(-1.0));
+        if out.vars.reversed {
+            fired.push((tick, out.vars.direction_deg));
+        }
+    }
+    // Once, on the tick the direction turned from the left (+90°) to the right (−90°),
+    // after braking, not on the tick the stick moved.
+    assert_eq!(fired.len(), 1, "{fired:?}");
+    let (tick, direction_deg) = fired[0];
+    assert!(tick > 2 && (direction_deg + 90.0).abs() < 1.0, "{fired:?}");
+    // Turning to face the new way (no facing held) is a turn, not a strafe reversal.
+    let mut turning = Sim::new(TestWorld::flat(), Vec3::ZERO);
+    let free = |x: f32| Intent {
+        move_world: Vec2::new(x, 0.0) * 0.5,
+        ..Intent::IDLE
+    };
+    for _ in 0..60 {
+        turning.step(&free(1.0));
+    }
+    for _ in 0..60 {
+        assert!(!turning.step(&free(-1.0)).vars.reversed);
+    }
+}
+
 /// Runs at `magnitude` until cruising, then turns the facing 180° with the movement held, and
 /// returns (measured, implied) seconds.
 fn half_turn_time(magnitude: f32) -> (f32, f32) {
