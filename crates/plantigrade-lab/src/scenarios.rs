@@ -226,6 +226,7 @@ pub const SCENARIOS: &[Scenario] = &[
     sc("backpedal_walk", "plaza", Walk, Backpedal),
     sc("backpedal_run", "plaza", Run, Backpedal),
     sc("diagonal_walk", "plaza", Walk, Diagonal),
+    sc("diagonal_run", "plaza", Run, Diagonal),
     sc("build_up_to_sprint", "plaza", Sprint, BuildUp),
     sc("standing_jump", "plaza", Walk, StandingJump),
     // Where a ramp meets stairs: going up the `ramp_stairs` section crosses ramp → stairs,
