@@ -781,6 +781,12 @@ impl FootIk {
             // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
             // lock pins it, and the ankle sits behind it by the aligned foot's offset.
             let ball_xz = ball_xz[i];
+            // Where the animated foot points (world yaw, rad): the facing plus the foot's
+            // own heading in the animation, which a blend can turn during a stance (a run
+            // easing between square and hip-turned clips).
+            let heel_to_ball = anim.ball_model - anim.heel_model;
+            let foot_yaw = yaw + heel_to_ball.x.atan2(heel_to_ball.z);
+            let foot_yaw = if foot_yaw.is_finite() { foot_yaw } else { yaw };
             // How fast the animation carries the ball over the ground (m/s).
             let ball_speed_m_s = state
                 .last_ball_xz
@@ -804,7 +810,7 @@ impl FootIk {
                         animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
                         contact: raw_contact.max(state.contact),
                         grounded: input.grounded && alpha > 0.5,
-                        facing_yaw_rad: yaw,
+                        facing_yaw_rad: foot_yaw,
                         may_settle: may_settle[i],
                         dt_s,
                     },
@@ -860,10 +866,11 @@ impl FootIk {
                     _ => pinned,
                 }
             };
-            // A planted foot keeps pointing where it landed while the body turns over it
-            // (its heel would otherwise sweep the floor about the ball), and turns back
-            // with its release. Yawed first, then aligned, so its sole stays on the plane.
-            let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(yaw));
+            // A planted foot keeps pointing where it landed while the body turns over it,
+            // or the animation turns it (its heel would otherwise sweep the floor about the
+            // ball), and turns back with its release. Yawed first, then aligned, so its sole
+            // stays on the plane.
+            let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(foot_yaw));
             let align = align * stair_pitch(state, anim, input.landing_in_s[i], &config, dt_s);
             let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
             let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
