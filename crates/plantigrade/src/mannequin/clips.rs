@@ -8,7 +8,8 @@
 //! character's left), FL = normalize(+X +Z) and so on. Walks and crouch walks sidestep
 //! straight sideways (the feet never cross); a run crosses its feet over, so sideways it
 //! turns the hips into the crossover, forward or back (the graph picks one with
-//! hysteresis), while the chest keeps facing ahead.
+//! hysteresis), and diagonally it turns them 45° along the travel (the legs run straight
+//! ahead or back under them), while the chest keeps facing ahead.
 
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
@@ -53,6 +54,22 @@ enum HipTurn {
 /// How far the hips turn out of the facing for a sideways run: a crossover reads as a
 /// run only with the hips turned well into it (at least 30°).
 const RUN_HIP_YAW_RAD: f32 = FRAC_PI_4;
+
+/// Hip yaw (rad, positive toward +X) of a run along `travel_model`: a diagonal run turns
+/// the hips along the travel, so the legs run straight ahead (forward diagonals) or
+/// straight back (backward ones) in the hips' frame instead of crossing over with the
+/// hips square; straight ahead and back the hips stay square.
+fn diagonal_run_hip_yaw_rad(travel_model: glam::Vec3) -> f32 {
+    if travel_model.x.abs() < 1e-3 {
+        return 0.0;
+    }
+    let travel_yaw = travel_model.x.atan2(travel_model.z);
+    if travel_model.z >= 0.0 {
+        travel_yaw
+    } else {
+        travel_yaw - PI * travel_yaw.signum()
+    }
+}
 
 impl HipTurn {
     fn suffix(self) -> &'static str {
@@ -102,6 +119,15 @@ impl Recipe {
     fn build(&self, rig: &Rig) -> Result<AuthoredClip, ClipError> {
         match *self {
             Recipe::Idle => poses::idle(rig),
+            Recipe::Gait(GaitKind::Run, direction) => {
+                let travel = direction_model(DIRECTIONS[direction].1);
+                let params = GaitParams::hips_turned(
+                    GaitKind::Run,
+                    travel,
+                    diagonal_run_hip_yaw_rad(travel),
+                );
+                build_gait_clip(rig, &self.name(), &params)
+            }
             Recipe::Gait(kind, direction) => {
                 let params = GaitParams::new(kind, direction_model(DIRECTIONS[direction].1));
                 build_gait_clip(rig, &self.name(), &params)

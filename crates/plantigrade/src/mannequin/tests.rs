@@ -666,22 +666,28 @@ fn sidesteps_never_cross_the_feet() {
 }
 
 #[test]
-fn sideways_runs_turn_the_hips_and_keep_the_chest_ahead() {
+fn sideways_and_diagonal_runs_turn_the_hips_and_keep_the_chest_ahead() {
     let yaw_deg = |model: &ModelPose, j: usize| {
         yaw_of(glam::Quat::from_affine3a(&model.joints_model()[j])).to_degrees()
     };
-    for (name, travel_x, hip_sign) in [
-        ("Run_L_HipsFwd", 1.0, 1.0),
-        ("Run_L_HipsBack", 1.0, -1.0),
-        ("Run_R_HipsFwd", -1.0, -1.0),
-        ("Run_R_HipsBack", -1.0, 1.0),
+    let diagonal = std::f32::consts::FRAC_1_SQRT_2;
+    for (name, travel, hip_sign) in [
+        ("Run_L_HipsFwd", Vec3::X, 1.0),
+        ("Run_L_HipsBack", Vec3::X, -1.0),
+        ("Run_R_HipsFwd", -Vec3::X, -1.0),
+        ("Run_R_HipsBack", -Vec3::X, 1.0),
+        // Diagonals turn the hips along the travel: the legs run straight ahead or back.
+        ("Run_FL", Vec3::new(diagonal, 0.0, diagonal), 1.0),
+        ("Run_FR", Vec3::new(-diagonal, 0.0, diagonal), -1.0),
+        ("Run_BL", Vec3::new(diagonal, 0.0, -diagonal), -1.0),
+        ("Run_BR", Vec3::new(-diagonal, 0.0, -diagonal), 1.0),
     ] {
         let clip = clip(name);
         let velocity = clip
             .authored_velocity_model_m_s()
             .expect("authored velocity");
         assert!(
-            (velocity - Vec3::X * travel_x * 3.75).length() < 1e-4,
+            (velocity - travel * 3.75).length() < 1e-4,
             "{name}: {velocity}"
         );
         let (mut hip_min, mut hip_max, mut chest_max, mut head_max) =
@@ -696,8 +702,9 @@ fn sideways_runs_turn_the_hips_and_keep_the_chest_ahead() {
             let chest = yaw_deg(&model, joint("spine_03"));
             let head = yaw_deg(&model, joint("head"));
             assert!(hips >= 30.0, "{name} at {t} s: hips turned {hips}°");
-            // Within the counter-swing a run's chest has anyway (Run_F's is 6°).
-            assert!(chest.abs() <= 6.0, "{name} at {t} s: chest turned {chest}°");
+            // Within the counter-swing a run's chest has anyway (Run_F's is 6°; Run_F's
+            // legs under hips turned 45°, the forward diagonals, swing it 7°).
+            assert!(chest.abs() <= 7.5, "{name} at {t} s: chest turned {chest}°");
             assert!(head.abs() <= 3.0, "{name} at {t} s: head turned {head}°");
             (hip_min, hip_max) = (hip_min.min(hips), hip_max.max(hips));
             chest_max = chest_max.max(chest.abs());
