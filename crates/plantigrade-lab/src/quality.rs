@@ -21,6 +21,7 @@ use std::path::Path;
 
 use glam::{DQuat, DVec3, Quat, Vec2, Vec3};
 use plantigrade::clip_analysis::GROUND_SKID_HEIGHT_M;
+use plantigrade::ik::feet_distance_m;
 use serde::{Deserialize, Serialize};
 
 /// Contact-curve value at and above which a foot is in stance (SPEC §6).
@@ -745,24 +746,10 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
     // The feet never collide (directional locomotion's item 4).
     let mut feet_min_m = f32::INFINITY;
     for sample in samples {
+        let points = |f: &FootSample| [f.ankle_world, f.heel_world, f.ball_world];
         let [l, r] = &sample.feet;
-        let segments = |f: &FootSample| {
-            [
-                (f.ankle_world, f.heel_world),
-                (f.ankle_world, f.ball_world),
-                (f.heel_world, f.ball_world),
-            ]
-        };
-        for (a0, a1) in segments(l) {
-            for (b0, b1) in segments(r) {
-                let d = segment_distance_m(a0, a1, b0, b1);
-                feet_min_m = if d.is_finite() {
-                    feet_min_m.min(d)
-                } else {
-                    0.0
-                };
-            }
-        }
+        // A non-finite sample counts as the feet touching.
+        feet_min_m = feet_min_m.min(feet_distance_m(points(l), points(r)).unwrap_or(0.0));
     }
 
     // QUAL-5: jerk on both ankles (pooled) and on the pelvis.
@@ -832,41 +819,6 @@ pub fn footfalls(samples: &[TickSample], foot: usize) -> Vec<plantigrade::clip_a
         &height(SolePoint::Heel),
         &height(SolePoint::Ball),
     )
-}
-
-/// The least distance (m) between segments `a0–a1` and `b0–b1` (the closest points by
-/// the clamped solve of the two segment parameters; a degenerate segment is its point).
-fn segment_distance_m(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> f32 {
-    let (d1, d2, r) = (a1 - a0, b1 - b0, a0 - b0);
-    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
-    const EPS: f32 = 1e-12;
-    let (s, t) = if a <= EPS && e <= EPS {
-        (0.0, 0.0)
-    } else if a <= EPS {
-        (0.0, (f / e).clamp(0.0, 1.0))
-    } else {
-        let c = d1.dot(r);
-        if e <= EPS {
-            ((-c / a).clamp(0.0, 1.0), 0.0)
-        } else {
-            let b = d1.dot(d2);
-            let denom = a * e - b * b;
-            let s = if denom > EPS {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let t = (b * s + f) / e;
-            if t < 0.0 {
-                ((-c / a).clamp(0.0, 1.0), 0.0)
-            } else if t > 1.0 {
-                (((b - c) / a).clamp(0.0, 1.0), 1.0)
-            } else {
-                (s, t)
-            }
-        }
-    };
-    (a0 + d1 * s).distance(b0 + d2 * t)
 }
 
 /// The rise (m) of a step edge between a foot's heel and ball (ball higher positive), or
@@ -1210,6 +1162,7 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use plantigrade::ik::segment_distance_m;
 
     const HZ: f32 = 60.0;
 

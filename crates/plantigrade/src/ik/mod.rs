@@ -10,6 +10,7 @@
 //! - [`two_bone`]: hip–knee–ankle two-bone IK with a pole vector, soften and reach clamping
 //!   (IK-8); [`look_at`]: head and spine toward a target (IK-14).
 
+pub mod feet_gap;
 pub mod foot;
 pub mod landing;
 pub mod lock;
@@ -18,6 +19,7 @@ pub mod pelvis;
 pub mod stage;
 pub mod two_bone;
 
+pub use feet_gap::{feet_distance_m, segment_distance_m};
 pub use foot::{
     fit_support_plane, other_surface, run_foot_probe, FootIkMode, FootProbeRequest,
     FootProbeResult, ProbeConfig, SupportPlane, SupportSource,

@@ -16,6 +16,7 @@
 use glam::{Quat, Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
+use super::feet_gap::feet_distance_m;
 use super::foot::{
     fit_support_plane, other_surface, tread_plane, FootIkMode, FootProbeRequest, FootProbeResult,
     ProbeConfig, SupportPlane, SupportSource,
@@ -603,6 +604,8 @@ impl FootIk {
         // Gait phase, probes → support planes, smoothing, lock, ankle targets.
         let mut targets_world = [Vec3::ZERO; 2];
         let mut align_model = [Quat::IDENTITY; 2];
+        // Swinging free (grounded, unlocked, off its contact), as the foot loop found it.
+        let mut swinging_free = [false; 2];
         let mut alphas = [0.0f32; 2];
         let mut moving_all_missed = [false; 2];
         // Standing still, a locked foot away from where the animation has it (a stop that
@@ -989,8 +992,8 @@ impl FootIk {
             // ledge) follows it down at most as fast as a body falls hard, not a tread
             // in one tick (a 20–25 cm pop). Only down, where holding back lifts the foot
             // clear, never into anything.
-            let swinging_free = input.grounded && !state.lock.is_locked() && state.contact < 0.5;
-            if let (true, Some((last_y, last_speed))) = (swinging_free, state.last_target_y) {
+            swinging_free[i] = input.grounded && !state.lock.is_locked() && state.contact < 0.5;
+            if let (true, Some((last_y, last_speed))) = (swinging_free[i], state.last_target_y) {
                 blended.y = blended.y.max(limit_drop_m(last_y, last_speed, dt_s));
             }
             state.last_target_y = match (blended.is_finite(), state.last_target_y) {
@@ -1025,20 +1028,19 @@ impl FootIk {
                 ankle + offset(anim.ball_model),
             ]
         };
-        let swinging = [0, 1].map(|k| {
-            input.grounded && !self.feet[k].lock.is_locked() && self.feet[k].contact < 0.5
-        });
         for i in 0..2 {
-            if !swinging[i] || swinging[1 - i] || alphas[i] <= 0.0 {
+            if !swinging_free[i] || swinging_free[1 - i] || alphas[i] <= 0.0 {
                 continue;
             }
             // Lifting a foot beside the other (rather than above it) gains less than the
             // lift: a few rounds reach the clearance from any side.
             for _ in 0..4 {
-                let gap_m = feet_distance_m(
+                let Some(gap_m) = feet_distance_m(
                     sole_world(i, targets_world[i]),
                     sole_world(1 - i, targets_world[1 - i]),
-                );
+                ) else {
+                    break;
+                };
                 if gap_m >= FEET_CLEARANCE_M {
                     break;
                 }
@@ -1446,59 +1448,6 @@ fn swing_ground_m(here_m: f32, carried_m: f32, there_m: f32, swing_progress: f32
 /// The least distance a swinging foot keeps from the planted one (m): the lab's gate is
 /// 5 cm between the feet's ankle–heel–ball segments; a little more, for the solve.
 const FEET_CLEARANCE_M: f32 = 0.06;
-
-/// The least distance (m) between two feet, each the three segments between its ankle,
-/// heel and ball points.
-fn feet_distance_m(a: [Vec3; 3], b: [Vec3; 3]) -> f32 {
-    const EDGES: [(usize, usize); 3] = [(0, 1), (0, 2), (1, 2)];
-    let mut least = f32::INFINITY;
-    for (a0, a1) in EDGES {
-        for (b0, b1) in EDGES {
-            least = least.min(segment_distance_m(a[a0], a[a1], b[b0], b[b1]));
-        }
-    }
-    least
-}
-
-/// The least distance (m) between segments p0–p1 and q0–q1 (closest points, clamped to
-/// both segments; Ericson, Real-Time Collision Detection 5.1.9).
-fn segment_distance_m(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> f32 {
-    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
-    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
-    let (s, t) = if a <= 1e-12 && e <= 1e-12 {
-        (0.0, 0.0)
-    } else if a <= 1e-12 {
-        (0.0, (f / e).clamp(0.0, 1.0))
-    } else {
-        let c = d1.dot(r);
-        if e <= 1e-12 {
-            ((-c / a).clamp(0.0, 1.0), 0.0)
-        } else {
-            let b = d1.dot(d2);
-            let denom = a * e - b * b;
-            let mut s = if denom > 1e-12 {
-                ((b * f - c * e) / denom).clamp(0.0, 1.0)
-            } else {
-                0.0
-            };
-            let mut t = (b * s + f) / e;
-            if t < 0.0 {
-                t = 0.0;
-                s = (-c / a).clamp(0.0, 1.0);
-            } else if t > 1.0 {
-                t = 1.0;
-                s = ((b - c) / a).clamp(0.0, 1.0);
-            }
-            (s, t)
-        }
-    };
-    let distance = (p0 + d1 * s).distance(q0 + d2 * t);
-    if distance.is_finite() {
-        distance
-    } else {
-        f32::INFINITY
-    }
-}
 
 /// The lowest a swinging foot's target may go this tick (m, world): from `last_y`, moving
 /// at `last_speed_m_s` (m/s, up positive), speeding up downward by at most
@@ -2291,43 +2240,6 @@ mod tests {
         assert!((swing_ground_m(0.3, 0.3, 0.0, 0.5) - 0.15).abs() < 1e-6);
         assert_eq!(swing_ground_m(0.3, 0.3, 0.0, 7.0), 0.0);
         assert_eq!(swing_ground_m(0.3, 0.3, 0.0, -1.0), 0.3);
-    }
-
-    #[test]
-    fn segment_and_feet_distances() {
-        let v = |x: f32, y: f32, z: f32| Vec3::new(x, y, z);
-        // Crossing at right angles 0.1 m apart vertically.
-        let d = segment_distance_m(
-            v(-1.0, 0.0, 0.0),
-            v(1.0, 0.0, 0.0),
-            v(0.0, 0.1, -1.0),
-            v(0.0, 0.1, 1.0),
-        );
-        assert!((d - 0.1).abs() < 1e-6, "{d}");
-        // Parallel, offset 0.3 m, overlapping; end to end along a line; points.
-        let d = segment_distance_m(
-            v(0.0, 0.0, 0.0),
-            v(1.0, 0.0, 0.0),
-            v(0.5, 0.0, 0.3),
-            v(2.0, 0.0, 0.3),
-        );
-        assert!((d - 0.3).abs() < 1e-6, "{d}");
-        let d = segment_distance_m(
-            v(0.0, 0.0, 0.0),
-            v(1.0, 0.0, 0.0),
-            v(1.5, 0.0, 0.0),
-            v(2.0, 0.0, 0.0),
-        );
-        assert!((d - 0.5).abs() < 1e-6, "{d}");
-        let d = segment_distance_m(Vec3::ZERO, Vec3::ZERO, v(0.0, 0.2, 0.0), v(0.0, 0.2, 0.0));
-        assert!((d - 0.2).abs() < 1e-6, "{d}");
-        // Two feet side by side 0.2 m apart (ankle, heel, ball).
-        let foot = |x: f32| [v(x, 0.08, 0.0), v(x, 0.0, -0.05), v(x, 0.0, 0.15)];
-        assert!((feet_distance_m(foot(0.1), foot(-0.1)) - 0.2).abs() < 1e-6);
-        assert_eq!(
-            segment_distance_m(v(f32::NAN, 0.0, 0.0), Vec3::X, Vec3::Y, Vec3::Z),
-            f32::INFINITY
-        );
     }
 
     #[test]
