@@ -1029,7 +1029,10 @@ impl FootIk {
             ]
         };
         for i in 0..2 {
-            if !swinging_free[i] || swinging_free[1 - i] || alphas[i] <= 0.0 {
+            // Both feet solved this tick: one with no support plane has no target (it
+            // keeps the animation) to keep clear of.
+            if !swinging_free[i] || swinging_free[1 - i] || alphas[i] <= 0.0 || alphas[1 - i] <= 0.0
+            {
                 continue;
             }
             // Lifting a foot beside the other (rather than above it) gains less than the
