@@ -1457,8 +1457,7 @@ fn plaza_checks(
             .facing_yaw_rad
             .iter()
             .map(|&yaw| {
-                ((yaw - wanted + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU)
-                    - std::f32::consts::PI)
+                plantigrade::motion::wrap_angle(yaw - wanted)
                     .abs()
                     .to_degrees()
             })
