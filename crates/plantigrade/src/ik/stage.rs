@@ -386,6 +386,9 @@ struct FootState {
     /// Height of the ground under the ball when this swing lifted off (m), to tell a swing
     /// onto another tread of a flight from one along the level.
     liftoff_height_m: Option<f32>,
+    /// The plane this foot stood on when its swing lifted off: the ground a swing starts
+    /// from, and carries on over it (a ramp's), whatever it passes over on the way.
+    liftoff_plane: Option<SupportPlane>,
     /// How much of the forefoot-first pitch the foot has (0..1): in over the end of a
     /// swing onto a step, out as the heel comes down after touch-down.
     stair_pitch_w: f32,
@@ -727,6 +730,7 @@ impl FootIk {
                 state.swing_time_s = 0.0;
                 let ball = ball_xz[i];
                 state.liftoff_height_m = state.plane.map(|p| p.height_at(ball.x, ball.y));
+                state.liftoff_plane = state.plane;
             }
             if planted_now && !state.planted && state.swing_time_s > 0.0 {
                 state.last_swing_s = state.swing_time_s;
@@ -928,6 +932,12 @@ impl FootIk {
             };
             let mut ankle_y = f32::MIN;
             let landing_points = [probe.heel_probe_xz, probe.toe_probe_xz];
+            let landing_top_m = [probe.heel, probe.toe]
+                .into_iter()
+                .flatten()
+                .map(|hit| hit.point.y)
+                .reduce(f32::max)
+                .unwrap_or(f32::INFINITY);
             for (((sole, here), clear), landing_xz) in [anim.heel_model, anim.ball_model]
                 .into_iter()
                 .zip(under_foot)
@@ -936,7 +946,7 @@ impl FootIk {
             {
                 let offset_world = facing * (align * (sole - anim.ankle_model));
                 let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
-                let mut ground = if swinging {
+                let mut sole_y = if swinging {
                     // The surface under the foot, carried on to the landing: a ramp's own
                     // rise, followed over the whole swing; what the landing has above it
                     // is a step.
@@ -948,18 +958,40 @@ impl FootIk {
                         ),
                         None => (ground_at(sole_xz), ground_at(landing_xz)),
                     };
+                    // Going up, from the ground it left, not from what it is over now: a
+                    // nosing or a ramp's foot passed under the sole would restart the
+                    // climb from another height (what it is over is cleared below).
+                    let (here_m, carried_m) = match state.liftoff_plane {
+                        Some(left) if left.height_at(sole_xz.x, sole_xz.y) < here_m => (
+                            left.height_at(sole_xz.x, sole_xz.y),
+                            left.height_at(landing_xz.x, landing_xz.y),
+                        ),
+                        _ => (here_m, carried_m),
+                    };
                     // Near touch-down the plane there is also where the foot is (one that
                     // overshoots its landing spot up a slope clears the ground it is over).
-                    let there_m = ground_at(landing_xz).max(ground_at(sole_xz));
-                    swing_ground_m(here_m, carried_m, there_m, swing_progress)
+                    // A plane still easing over from where the foot was (a ramp's, up to
+                    // its crest) is not let above what the probes hit at the landing: it
+                    // would be climbed to and dropped from.
+                    let there_m = ground_at(landing_xz)
+                        .min(landing_top_m)
+                        .max(ground_at(sole_xz));
+                    let climbed_m = swing_ground_m(here_m, carried_m, there_m, swing_progress);
+                    // The animation's lift over the ground climbed to, but a climb is
+                    // not stacked on a high swing (a run's heel kick over two treads
+                    // would fold the leg into the hip): the foot keeps the animation's
+                    // height over the ground it left, or a step's clearance over the
+                    // ground it climbs to, whichever is higher.
+                    let over_left_m = here_m.min(climbed_m) + lift_m;
+                    over_left_m.max(climbed_m + lift_m.min(CLIMB_LIFT_MAX_M))
                 } else {
                     // Landed (no look-ahead left): the ground under itself.
-                    ground_at(sole_xz)
+                    ground_at(sole_xz) + lift_m
                 };
                 if let Some(here) = clear {
-                    ground = ground.max(here);
+                    sole_y = sole_y.max(here + lift_m);
                 }
-                ankle_y = ankle_y.max(ground + lift_m - offset_world.y);
+                ankle_y = ankle_y.max(sole_y - offset_world.y);
             }
             // A lock that lets go while the stance goes on (over-stretched, or twisted by
             // a turn) is a step: the foot lifts on its way back.
@@ -1469,6 +1501,10 @@ const SWING_DROP_ACCEL_M_S2: f32 = 150.0;
 
 /// Share of the swing (0..1) by which a step up between a foot and its landing is climbed.
 const STEP_CLIMB_PROGRESS: f32 = 0.4;
+
+/// A swinging foot climbing to higher ground keeps at most this much (m) of the
+/// animation's lift over it: a step's clearance, not a heel kick.
+const CLIMB_LIFT_MAX_M: f32 = 0.12;
 
 /// A rise between a foot and its landing this high (m) or more is a step to climb early.
 const STEP_MIN_M: f32 = 0.08;
