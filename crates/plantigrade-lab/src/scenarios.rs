@@ -1853,22 +1853,37 @@ fn add_feet_apart_checks(results: &mut [ScenarioResult]) {
     }
 }
 
-/// Runs whose pops are known and not fixed yet: measured, not gated. Up stairs and their
-/// junctions a swinging foot rides the treads, rising a tread at each nosing it passes
-/// (18–22 cm in a tick), and running up, a heel kicked up to the hip as the foot is lifted
-/// for the tread ahead leaves the knee no side to bend to (it swings 35–72 cm); the 40°
-/// ramp and the 12 cm beam place a foot the same way (22–24 cm); the gap jump's take-off
-/// moves a knee 19 cm.
+/// Runs whose pops are known and not fixed yet: the count is measured, not gated. Up
+/// stairs and their junctions a swinging foot walking two or three treads a step has its
+/// toe over the next nosing a tick or two after it lifts off, and is lifted a riser in a
+/// tick (18–23 cm); the 12 cm beam and the 40° ramp move a knee 19–24 cm placing a foot;
+/// the gap jump's take-off moves a knee 19 cm. Their worst pop is held to a target of
+/// [`KNOWN_POP_MAX_SHARE`] × the threshold: a knee flick running up (55–72 cm until the
+/// climb stopped stacking a heel kick on the rise) is still 39–58 cm at some start offsets
+/// of the 20 cm flight, so it is measured, not gated yet.
 fn pops_known(name: &str) -> bool {
     ((is_flight(name) || is_junction(name)) && name.contains("_up_"))
         || ["ramp_40_up_walk", "beam_narrow_walk", "gap_jump_run"].contains(&name)
 }
 
+/// The worst pop a run [`pops_known`] lists may have, as a share of the pop threshold.
+const KNOWN_POP_MAX_SHARE: f32 = 1.5;
+
 /// No joint jumps (directional locomotion, item 3): 0 pops on every predictive run, except
-/// the ones [`pops_known`] lists; the other modes are measured.
+/// the ones [`pops_known`] lists, whose worst is bounded; the other modes are measured.
 fn add_pop_checks(results: &mut [ScenarioResult]) {
     for r in results.iter_mut() {
         let c = &r.metrics.continuity;
+        if r.mode == FootIkMode::Predictive.name() && pops_known(&r.name) {
+            r.checks.push(Check::target(
+                "known_pops_bounded",
+                c.pop_worst_cm <= KNOWN_POP_MAX_SHARE * c.pop_threshold_cm,
+                format!(
+                    "worst pop {:.1} cm at {:.2} s, joint {} (≤ {KNOWN_POP_MAX_SHARE} × {:.1} cm)",
+                    c.pop_worst_cm, c.pop_worst_time_s, c.pop_worst_joint, c.pop_threshold_cm
+                ),
+            ));
+        }
         let gate = if r.mode == FootIkMode::Predictive.name() && !pops_known(&r.name) {
             Check::new
         } else {
