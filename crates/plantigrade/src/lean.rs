@@ -15,6 +15,8 @@
 
 use glam::{Quat, Vec2, Vec3};
 
+use crate::math::damp_share;
+
 /// Standard gravity (m/s²).
 const GRAVITY_M_S2: f32 = 9.81;
 
@@ -127,7 +129,7 @@ impl Lean {
         let forward = Vec2::new(sin, cos);
         let side = Vec2::new(cos, -sin);
         let raw_facing = Vec2::new(raw.dot(side), raw.dot(forward));
-        let ease = 1.0 - (-dt_s / config.smoothing_s).exp();
+        let ease = damp_share(config.smoothing_s.recip(), dt_s);
         if raw_facing.is_finite() {
             self.acceleration_facing += (raw_facing - self.acceleration_facing) * ease;
         }

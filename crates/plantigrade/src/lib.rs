@@ -23,6 +23,7 @@
 //!   stopping the legs.
 //! - [`lean`]: the body leans with its acceleration: into turns, forward speeding up, back
 //!   braking.
+//! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
 //!   contacts and planted drift of a gait clip.
@@ -43,6 +44,7 @@ pub mod impact;
 pub mod lean;
 pub mod lod;
 pub mod mannequin;
+pub mod math;
 pub mod motion;
 pub mod pose;
 pub mod skeleton;

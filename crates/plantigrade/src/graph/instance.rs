@@ -15,6 +15,7 @@ use super::events::{
 use super::params::ParamSet;
 use super::root_motion::{clip_root_delta, strip_root_motion, RootMotionDelta};
 use crate::clip::Clip;
+use crate::math::{damp_share, smoothstep};
 use crate::pose::{blend, blend_layer, blend_layer_model_space, Pose, PoseError};
 
 /// Per-node playback state.
@@ -391,7 +392,7 @@ fn approach(current: f32, target: f32, up_s: f32, down_s: f32, dt_s: f32) -> f32
     }
     // e^(−k·settle) = 0.05 ⇒ k = ln 20 / settle.
     let k = 20f32.ln() / settle_s;
-    current + (target - current) * (1.0 - (-k * dt_s).exp())
+    current + (target - current) * damp_share(k, dt_s)
 }
 
 /// One tick of a layer weight's ramp: `ramp` moves linearly, a whole 0 → 1 in
@@ -406,12 +407,6 @@ fn ramp_toward(ramp: f32, target: f32, full_s: f32, dt_s: f32) -> f32 {
     }
     let step = dt_s.max(0.0) / full_s;
     ramp + (goal - ramp).clamp(-step, step)
-}
-
-/// `3x² − 2x³` on 0..=1.
-fn smoothstep(x: f32) -> f32 {
-    let x = x.clamp(0.0, 1.0);
-    x * x * (3.0 - 2.0 * x)
 }
 
 /// The `x` in 0..=1 whose [`smoothstep`] is `y` (0..=1).

@@ -8,6 +8,7 @@ use glam::{Quat, Vec3};
 use super::def::{RootAxis, RootMotionDef};
 use super::events::TimeSpan;
 use crate::clip::Clip;
+use crate::math::wrap_angle;
 use crate::pose::Pose;
 use crate::skeleton::Transform;
 
@@ -75,16 +76,6 @@ pub fn yaw_of(rotation: Quat) -> f32 {
         return 0.0;
     }
     2.0 * (rotation.y / twist_len).atan2(rotation.w / twist_len)
-}
-
-fn wrap_angle(a: f32) -> f32 {
-    let wrapped =
-        (a + std::f32::consts::PI).rem_euclid(std::f32::consts::TAU) - std::f32::consts::PI;
-    if wrapped.is_finite() {
-        wrapped
-    } else {
-        0.0
-    }
 }
 
 fn root_at(clip: &Clip, joint: usize, rest: &Transform, time_s: f32) -> (Vec3, f32) {

@@ -6,7 +6,7 @@
 use glam::Vec2;
 use serde::{Deserialize, Serialize};
 
-use crate::mannequin::easing::smoothstep;
+use crate::math::smoothstep;
 use crate::motion::wrap_angle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

@@ -22,11 +22,12 @@
 //! "Forward" of the aim joint is the local axis that pointed to model +Z in the skeleton's
 //! rest pose. Uniform scale along the chain is assumed (as in [`super::two_bone`]).
 
-use std::f32::consts::{PI, TAU};
+use std::f32::consts::PI;
 
 use glam::{Quat, Vec3};
 
 use crate::bone_map::HumanoidMap;
+use crate::math::{damp_share, wrap_angle};
 use crate::pose::{ModelPose, Pose};
 use crate::skeleton::Skeleton;
 
@@ -266,14 +267,14 @@ impl LookAt {
                 head_position_model,
             )
         });
-        let blend = -(-config.blend_k_per_s * dt_s).exp_m1();
+        let blend = damp_share(config.blend_k_per_s, dt_s);
         match desired {
             Some((yaw_rad, pitch_rad)) => {
                 if self.weight <= WEIGHT_EPSILON {
                     self.yaw_rad = yaw_rad;
                     self.pitch_rad = pitch_rad;
                 } else {
-                    let damping = -(-config.damping_k_per_s * dt_s).exp_m1();
+                    let damping = damp_share(config.damping_k_per_s, dt_s);
                     self.yaw_rad += (yaw_rad - self.yaw_rad) * damping;
                     self.pitch_rad += (pitch_rad - self.pitch_rad) * damping;
                 }
@@ -439,11 +440,6 @@ fn angles(direction_model: Vec3) -> (f32, f32) {
         direction_model.x.atan2(direction_model.z),
         direction_model.y.atan2(horizontal),
     )
-}
-
-/// An angle wrapped into `[−π, π)`.
-fn wrap_angle(angle_rad: f32) -> f32 {
-    (angle_rad + PI).rem_euclid(TAU) - PI
 }
 
 fn rotation_model(model: &ModelPose, joint: usize) -> Quat {

@@ -12,6 +12,8 @@
 use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
+use crate::math::damp_share;
+
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct PelvisConfig {
@@ -108,7 +110,7 @@ impl PelvisOffset {
         } else {
             config.up_rate_per_s
         };
-        self.offset_m += (target - self.offset_m) * (1.0 - (-rate * dt_s).exp());
+        self.offset_m += (target - self.offset_m) * damp_share(rate, dt_s);
         self.offset_m = self.offset_m.clamp(-config.max_drop_m, config.max_raise_m);
         if !self.offset_m.is_finite() {
             self.offset_m = 0.0;

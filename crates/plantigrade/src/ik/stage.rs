@@ -25,7 +25,7 @@ use super::lock::{FootLock, LockConfig, LockInput};
 use super::pelvis::{required_drop_m, PelvisConfig, PelvisOffset};
 use super::two_bone::{knee_pole_model, TwoBoneIkJob};
 use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
-use crate::mannequin::easing::smoothstep;
+use crate::math::{damp_share, finite_or, smoothstep};
 use crate::pose::{local_to_model, local_to_model_joints, ModelPose, Pose, PoseError};
 use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
@@ -758,7 +758,7 @@ impl FootIk {
             if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
                 placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
             }
-            let placement_rate = 1.0 - (-placement_per_s * dt_s).exp();
+            let placement_rate = damp_share(placement_per_s, dt_s);
             state.placement_applied_world +=
                 (state.placement_world - state.placement_applied_world) * placement_rate;
             out.feet[i] = FootReport {
@@ -1288,14 +1288,6 @@ fn rotation_of(model: &ModelPose, joint: usize) -> Quat {
     rotation
 }
 
-fn finite_or(value: f32, fallback: f32) -> f32 {
-    if value.is_finite() {
-        value
-    } else {
-        fallback
-    }
-}
-
 fn lerp(a: f32, b: f32, t: f32) -> f32 {
     a + (b - a) * t.clamp(0.0, 1.0)
 }
@@ -1575,7 +1567,7 @@ fn narrow_support(
         } else {
             Vec2::ZERO
         };
-        let rate = 1.0 - (-config.swing_smoothing_per_s * dt_s).exp();
+        let rate = damp_share(config.swing_smoothing_per_s, dt_s);
         state.narrow_shift_world += (target - state.narrow_shift_world) * rate;
     }
     // Off the support while still being brought in: not ground to stand on. The foot
@@ -1622,7 +1614,7 @@ fn smooth_plane(
     let Some((current, last_xz)) = current else {
         return target;
     };
-    let a = 1.0 - (-rate_per_s.max(0.0) * dt_s).exp();
+    let a = damp_share(rate_per_s.max(0.0), dt_s);
     let (x, z) = (foot_world.x, foot_world.z);
     if !look_ahead_grew && last_xz.distance(Vec2::new(x, z)) > MAX_PLANE_EXTRAPOLATION_M {
         return target;

@@ -3,11 +3,7 @@
 
 use std::f32::consts::PI;
 
-/// Hermite smoothstep: zero slope at both ends. Input is clamped to 0..=1.
-pub(crate) fn smoothstep(x: f32) -> f32 {
-    let x = x.clamp(0.0, 1.0);
-    x * x * (3.0 - 2.0 * x)
-}
+pub(crate) use crate::math::smoothstep;
 
 /// Minimum-jerk profile (10x³ − 15x⁴ + 6x⁵): zero velocity and acceleration at both ends,
 /// the shape of a relaxed reaching or stepping motion. Input is clamped to 0..=1.

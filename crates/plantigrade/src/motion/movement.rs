@@ -35,20 +35,7 @@ const INPUT_EPSILON: f32 = 1e-4;
 /// Timers stop growing here (s), so they stay finite and precise over long runs.
 const TIMER_CAP_S: f32 = 1.0e6;
 
-/// Wraps an angle into `-π..=π` (0 for non-finite input); angles already in range are
-/// returned unchanged (bit for bit).
-pub fn wrap_angle(angle_rad: f32) -> f32 {
-    use std::f32::consts::{PI, TAU};
-    if (-PI..=PI).contains(&angle_rad) {
-        return angle_rad;
-    }
-    let wrapped = (angle_rad + PI).rem_euclid(TAU) - PI;
-    if wrapped.is_finite() {
-        wrapped
-    } else {
-        0.0
-    }
-}
+pub use crate::math::wrap_angle;
 
 /// Turns `current_rad` toward `target_rad` along the shortest arc by at most `max_step_rad`
 /// (≥ 0): 350° → 10° turns +20°, never −340°. The result is wrapped into `-π..=π`.
@@ -104,13 +91,7 @@ fn sanitize_dt(dt_s: f32) -> f32 {
     }
 }
 
-fn finite_or(value: f32, fallback: f32) -> f32 {
-    if value.is_finite() {
-        value
-    } else {
-        fallback
-    }
-}
+use crate::math::finite_or;
 
 /// What `plan` decided, for `apply` of the same tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -17,6 +17,8 @@
 
 use glam::Vec3;
 
+use crate::math::damp_share;
+
 /// Default normal low-pass rate (1/s), SPEC TILT-4 range 10–15.
 pub const DEFAULT_NORMAL_K_PER_S: f32 = 12.0;
 /// Default exponential damping rate (1/s), SPEC TILT-4 range 8–12.
@@ -361,7 +363,7 @@ pub fn low_pass_normal(current: Vec3, target: Vec3, k_per_s: f32, dt_s: f32) -> 
     }
     let current_unit = current.normalize_or(Vec3::Y);
     let target_unit = target.normalize_or(Vec3::Y);
-    let blend = -(-k_per_s.max(0.0) * dt_s).exp_m1();
+    let blend = damp_share(k_per_s.max(0.0), dt_s);
     let mixed = current_unit + (target_unit - current_unit) * blend;
     mixed.normalize_or(if blend >= 0.5 {
         target_unit
