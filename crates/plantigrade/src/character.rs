@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
-use crate::bone_map::HumanoidMap;
+use crate::bone_map::{BoneMapError, BoneNames, HumanoidMap};
 use crate::debug::DebugDraw;
 use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance, RootMotionDelta};
-use crate::ik::look_at::{LookAt, LookAtChain, LookAtConfig};
+use crate::ik::look_at::{LookAt, LookAtChain};
 use crate::ik::{
     run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkInput, FootIkMode,
     FootIkOutput, FootProbeRequest, FootProbeResult, LandingPoses,
@@ -30,11 +30,12 @@ use crate::motion::{
     MovementOutput,
 };
 use crate::pose::{local_to_model, ModelPose, Pose, PoseError};
+use crate::settings::{CharacterSettings, QueryLayers, SettingsError};
 use crate::tilt::{
     apply_posture, NormalSourceChoice, PelvisTilt, PostureOffsets, TiltConfig, TiltInput,
     TiltOutput,
 };
-use crate::world::{BodyId, Layers, MoveResult, QueryFilter, World};
+use crate::world::{BodyId, MoveResult, QueryFilter, World};
 
 /// Why a character could not be made or ticked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -51,6 +52,10 @@ pub enum CharacterError {
     FootIk(#[from] FootIkError),
     #[error("pelvis tilt: {0}")]
     Tilt(String),
+    #[error("settings: {0}")]
+    Settings(#[from] SettingsError),
+    #[error("bone map: {0}")]
+    BoneMap(#[from] BoneMapError),
 }
 
 /// When the foot probes run (SPEC IK-13).
@@ -68,6 +73,10 @@ pub enum ProbeTiming {
 #[derive(Clone, Debug)]
 pub struct Character {
     config: CharacterConfig,
+    /// The layers the character's queries see.
+    query_layers: QueryLayers,
+    /// The bone map it was given (`None`: detected).
+    bone_map: Option<BoneNames>,
     movement: Movement,
     graph: GraphInstance,
     params: LocomotionParams,
@@ -136,47 +145,90 @@ pub struct Character {
 
 impl Character {
     /// A character standing at `feet_world` facing `facing_yaw_rad` (world yaw; 0 faces +Z),
-    /// animated by `graph`.
+    /// animated by `graph`, with `config` for its movement and the defaults for the rest.
+    /// [`Character::builder`] sets up everything else.
     pub fn new(
         config: CharacterConfig,
         graph: Arc<GraphAsset>,
         feet_world: Vec3,
         facing_yaw_rad: f32,
     ) -> Result<Self, CharacterError> {
-        config.validate()?;
+        Self::builder(graph)
+            .settings(CharacterSettings {
+                motion: config,
+                ..CharacterSettings::default()
+            })
+            .spawn(feet_world, facing_yaw_rad)
+    }
+
+    /// Sets up a character animated by `graph`: its settings, an explicit bone map, its own
+    /// collider, shared landing poses; then [`CharacterBuilder::spawn`].
+    pub fn builder(graph: Arc<GraphAsset>) -> CharacterBuilder {
+        CharacterBuilder {
+            graph,
+            settings: CharacterSettings::default(),
+            body: None,
+            landing_poses: None,
+        }
+    }
+
+    fn from_builder(
+        builder: CharacterBuilder,
+        feet_world: Vec3,
+        facing_yaw_rad: f32,
+    ) -> Result<Self, CharacterError> {
+        let CharacterBuilder {
+            graph,
+            settings,
+            body,
+            landing_poses,
+        } = builder;
+        settings.validate()?;
+        let CharacterSettings {
+            motion: config,
+            foot_ik: foot_ik_config,
+            tilt: tilt_config,
+            look_at: look_at_config,
+            lod: lod_config,
+            lean: lean_config,
+            impact: impact_config,
+            query_layers,
+            bone_map,
+            root_motion,
+        } = settings;
         if !feet_world.is_finite() || !facing_yaw_rad.is_finite() {
             return Err(CharacterError::BadSpawn);
         }
         let movement = Movement::new(facing_yaw_rad);
-        let graph = GraphInstance::new(graph);
+        let mut graph = GraphInstance::new(graph);
+        if let Some(source) = root_motion {
+            graph.set_root_motion(source)?;
+        }
         let params = LocomotionParams::resolve(graph.params());
         let skeleton = graph.asset().skeleton();
         let pose = Pose::rest(skeleton);
         let model = ModelPose::new(pose.num_joints());
-        let bones = HumanoidMap::detect(skeleton);
-        let foot_ik = crate::ik::FootRig::new(skeleton, &bones)
-            .map(|rig| FootIk::new(FootIkConfig::default(), rig));
-        let look_at_config = LookAtConfig::default();
+        let bones = match &bone_map {
+            Some(names) => HumanoidMap::from_names(skeleton, names)?,
+            None => HumanoidMap::detect(skeleton),
+        };
+        let foot_ik =
+            crate::ik::FootRig::new(skeleton, &bones).map(|rig| FootIk::new(foot_ik_config, rig));
         let look_at_chain = LookAtChain::from_humanoid(&bones, &look_at_config);
         let contact_curves = [
             graph.asset().curve_id("FootContact_L"),
             graph.asset().curve_id("FootContact_R"),
         ];
-        // Read from the clips once per asset (the rig is the asset skeleton's), not once
-        // per character: a crowd shares them.
-        let landing_poses = match &foot_ik {
-            Ok(foot_ik) => graph
-                .asset()
-                .landing_poses
-                .get_or_init(|| {
-                    Arc::new(LandingPoses::new(
-                        graph.asset(),
-                        foot_ik.rig(),
-                        contact_curves,
-                    ))
-                })
-                .clone(),
-            Err(_) => Arc::new(LandingPoses::default()),
+        // Read from the clips once per graph and rig, not once per character: a crowd
+        // shares them (see CharacterBuilder::landing_poses).
+        let landing_poses = match (&foot_ik, landing_poses) {
+            (Ok(_), Some(shared)) => shared,
+            (Ok(foot_ik), None) => Arc::new(LandingPoses::new(
+                graph.asset(),
+                foot_ik.rig(),
+                contact_curves,
+            )),
+            (Err(_), _) => Arc::new(LandingPoses::default()),
         };
         Ok(Self {
             foot_ik,
@@ -192,21 +244,21 @@ impl Character {
             probe_requests: [FootProbeRequest::default(); 2],
             probe_results: None,
             batched_started: false,
-            lod: Lod::new(LodConfig::default()),
+            lod: Lod::new(lod_config),
             viewer_world: None,
             look_at: LookAt::new(look_at_config),
             look_at_chain,
             look_target_world: None,
             debug: DebugDraw::new(false),
-            tilt: PelvisTilt::new(TiltConfig::default()),
+            tilt: PelvisTilt::new(tilt_config),
             tilt_source: NormalSourceChoice::Ground,
             tilt_output: None,
             pelvis: bones.pelvis,
             impact: LandingImpact::default(),
-            impact_config: LandingImpactConfig::default(),
+            impact_config,
             impact_output: ImpactOutput::default(),
             lean: Lean::default(),
-            lean_config: LeanConfig::default(),
+            lean_config,
             spine_base: bones.spine.first().copied(),
             neck: bones.neck.or(bones.spine.last().copied()),
             head: bones.head,
@@ -227,10 +279,12 @@ impl Character {
                 hit_wall: false,
             },
             config,
+            query_layers,
+            bone_map,
             movement,
             graph,
             params,
-            body: None,
+            body,
             feet_world,
             pending_root_motion: RootMotionDelta::ZERO,
             pose,
@@ -245,6 +299,36 @@ impl Character {
         config.validate()?;
         self.config = config;
         Ok(())
+    }
+
+    /// Where the graph's clips set each foot down, to share with the next character of the
+    /// same graph and rig ([`CharacterBuilder::landing_poses`]).
+    pub fn landing_poses(&self) -> &Arc<LandingPoses> {
+        &self.landing_poses
+    }
+
+    /// The settings in use now (the ones it was spawned with, as changed since).
+    pub fn settings(&self) -> CharacterSettings {
+        CharacterSettings {
+            motion: self.config.clone(),
+            foot_ik: self
+                .foot_ik
+                .as_ref()
+                .map_or_else(|_| FootIkConfig::default(), |f| f.config),
+            tilt: self.tilt.config,
+            look_at: self.look_at.config,
+            lod: self.lod.config,
+            lean: self.lean_config,
+            impact: self.impact_config,
+            query_layers: self.query_layers,
+            bone_map: self.bone_map.clone(),
+            root_motion: self.graph.root_motion_override().cloned(),
+        }
+    }
+
+    /// Changes which layers the character's queries see, from the next tick on.
+    pub fn set_query_layers(&mut self, layers: QueryLayers) {
+        self.query_layers = layers;
     }
 
     /// Names the character's own collider in the world, so its queries skip it.
@@ -262,9 +346,7 @@ impl Character {
         world: &dyn World,
     ) -> Result<(), CharacterError> {
         let filter = QueryFilter {
-            layers: Layers::GROUND
-                .union(Layers::PROPS)
-                .union(Layers::CHARACTERS),
+            layers: self.query_layers.movement,
             exclude: self.body,
         };
         // Movement and physics.
@@ -730,7 +812,7 @@ impl Character {
     /// Ground layers, this character's own collider left out: what foot and tilt probes see.
     fn ground_filter(&self) -> QueryFilter {
         QueryFilter {
-            layers: Layers::GROUND,
+            layers: self.query_layers.ground,
             exclude: self.body,
         }
     }
@@ -874,6 +956,50 @@ pub fn run_probe_batch(world: &(dyn World + Sync), characters: &mut [Character],
             scope.spawn(move || run(part));
         }
     });
+}
+
+/// How a character is set up before it is spawned ([`Character::builder`]).
+#[derive(Clone, Debug)]
+pub struct CharacterBuilder {
+    graph: Arc<GraphAsset>,
+    settings: CharacterSettings,
+    body: Option<BodyId>,
+    landing_poses: Option<Arc<LandingPoses>>,
+}
+
+impl CharacterBuilder {
+    /// Its whole setup (default: [`CharacterSettings::default`]).
+    pub fn settings(mut self, settings: CharacterSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    /// Its bones by name, in place of detection (also settable as `settings.bone_map`).
+    pub fn bone_map(mut self, names: BoneNames) -> Self {
+        self.settings.bone_map = Some(names);
+        self
+    }
+
+    /// Its own collider in the world, which its queries skip.
+    pub fn body(mut self, body: BodyId) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// Where the graph's clips set each foot down, read once and shared by every character
+    /// of the same graph and rig ([`Character::landing_poses`] of the first one): a crowd
+    /// reads the clips once, not once per character.
+    pub fn landing_poses(mut self, shared: Arc<LandingPoses>) -> Self {
+        self.landing_poses = Some(shared);
+        self
+    }
+
+    /// The character, standing at `feet_world` facing `facing_yaw_rad` (world yaw; 0 faces
+    /// +Z). Settings that do not validate, a bone map naming joints the skeleton lacks, a
+    /// root-motion joint it lacks or a non-finite spawn are errors.
+    pub fn spawn(self, feet_world: Vec3, facing_yaw_rad: f32) -> Result<Character, CharacterError> {
+        Character::from_builder(self, feet_world, facing_yaw_rad)
+    }
 }
 
 /// Fixed-tick accumulator for hosts with a variable frame time: each frame, `advance`
@@ -1034,17 +1160,110 @@ mod tests {
     }
 
     #[test]
-    fn characters_of_one_asset_read_its_touch_downs_once() {
+    fn characters_of_one_graph_share_its_touch_downs_when_told() {
         let course = Course::default_course();
         let a = mannequin_on(&course, "flat");
-        let b = Character::new(
+        let b = Character::builder(a.graph().asset().clone())
+            .landing_poses(a.landing_poses().clone())
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap();
+        assert!(Arc::ptr_eq(a.landing_poses(), b.landing_poses()));
+        // Read again, they come out the same.
+        let c = Character::new(
             CharacterConfig::default(),
             a.graph().asset().clone(),
             Vec3::ZERO,
             0.0,
         )
         .unwrap();
-        assert!(Arc::ptr_eq(&a.landing_poses, &b.landing_poses));
+        assert_eq!(**a.landing_poses(), **c.landing_poses());
+    }
+
+    #[test]
+    fn the_builder_takes_settings_a_bone_map_and_a_root_motion_source() {
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let mut settings = CharacterSettings::default();
+        settings.motion.walk_speed_m_s = 1.5;
+        settings.look_at.yaw_limit_rad = 0.5;
+        settings.query_layers.ground =
+            crate::world::Layers::GROUND.union(crate::world::Layers::PROPS);
+        settings.root_motion = Some(crate::graph::RootMotionDef {
+            joint: Some("pelvis".into()),
+            ..Default::default()
+        });
+        let names = crate::bone_map::BoneNames {
+            pelvis: Some("pelvis".into()),
+            thigh_l: Some("thigh_l".into()),
+            calf_l: Some("calf_l".into()),
+            foot_l: Some("foot_l".into()),
+            ball_l: Some("ball_l".into()),
+            thigh_r: Some("thigh_r".into()),
+            calf_r: Some("calf_r".into()),
+            foot_r: Some("foot_r".into()),
+            ball_r: Some("ball_r".into()),
+            ..Default::default()
+        };
+        let c = Character::builder(graph.clone())
+            .settings(settings.clone())
+            .bone_map(names.clone())
+            .body(BodyId(7))
+            .spawn(Vec3::new(1.0, 0.0, 2.0), 0.3)
+            .unwrap();
+        assert!(
+            c.foot_ik().is_ok(),
+            "an explicit map with both legs gets foot IK"
+        );
+        let back = c.settings();
+        assert_eq!(back.motion.walk_speed_m_s, 1.5);
+        assert_eq!(back.look_at.yaw_limit_rad, 0.5);
+        assert_eq!(back.query_layers, settings.query_layers);
+        assert_eq!(back.bone_map, Some(names));
+        assert_eq!(back.root_motion, settings.root_motion);
+        assert_eq!(
+            c.graph().root_motion_source().joint.as_deref(),
+            Some("pelvis")
+        );
+        assert_eq!(c.ground_filter().layers, settings.query_layers.ground);
+        assert_eq!(c.ground_filter().exclude, Some(BodyId(7)));
+    }
+
+    #[test]
+    fn the_builder_refuses_what_it_cannot_use() {
+        let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+        let bad_bone = Character::builder(graph.clone())
+            .bone_map(crate::bone_map::BoneNames {
+                pelvis: Some("no_such_bone".into()),
+                ..Default::default()
+            })
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap_err();
+        assert!(matches!(bad_bone, CharacterError::BoneMap(_)), "{bad_bone}");
+        let settings = CharacterSettings {
+            root_motion: Some(crate::graph::RootMotionDef {
+                joint: Some("tail".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let bad_root = Character::builder(graph.clone())
+            .settings(settings)
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap_err();
+        assert!(bad_root.to_string().contains("tail"), "{bad_root}");
+        let mut settings = CharacterSettings::default();
+        settings.foot_ik.contact_ease_s = f32::NAN;
+        let bad_value = Character::builder(graph.clone())
+            .settings(settings)
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap_err();
+        assert!(
+            matches!(bad_value, CharacterError::Settings(_)),
+            "{bad_value}"
+        );
+        let bad_spawn = Character::builder(graph)
+            .spawn(Vec3::new(f32::NAN, 0.0, 0.0), 0.0)
+            .unwrap_err();
+        assert_eq!(bad_spawn, CharacterError::BadSpawn);
     }
 
     #[test]

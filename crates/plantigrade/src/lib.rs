@@ -23,6 +23,8 @@
 //!   stopping the legs.
 //! - [`lean`]: the body leans with its acceleration: into turns, forward speeding up, back
 //!   braking.
+//! - [`settings`]: a character's whole setup as data (RON), checked by `validate`;
+//!   [`prelude`]: what a game needs to spawn and drive one.
 //! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
@@ -47,6 +49,8 @@ pub mod mannequin;
 pub mod math;
 pub mod motion;
 pub mod pose;
+pub mod prelude;
+pub mod settings;
 pub mod skeleton;
 pub mod source_pos;
 pub mod tilt;

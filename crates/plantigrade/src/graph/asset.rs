@@ -190,9 +190,6 @@ pub struct GraphAsset {
     pub(crate) root_joint: usize,
     /// Scratch poses an evaluation needs (deepest nesting × poses per level).
     pub(crate) scratch_poses: usize,
-    /// Each clip's feet at their touch-downs (foot IK's landing prediction), read from the
-    /// clips once for every character sharing this asset.
-    pub(crate) landing_poses: std::sync::OnceLock<std::sync::Arc<crate::ik::LandingPoses>>,
 }
 
 /// The phases (0..1, ascending) where `curve` rises through 0.5 over one pass of `clip`,
@@ -377,7 +374,6 @@ impl GraphAsset {
             root_motion: def.root_motion.clone(),
             root_joint,
             scratch_poses,
-            landing_poses: std::sync::OnceLock::new(),
         })
     }
 

@@ -8,7 +8,7 @@ use glam::Vec2;
 
 use super::asset::{BlendOptions, BlendSample, BlendSpace, GraphAsset, Node, NodeId};
 use super::blend_space::{SparseWeights, SpeedScaling};
-use super::def::BlendCurve;
+use super::def::{BlendCurve, RootMotionDef};
 use super::events::{
     for_each_event_in_span, EventNameId, GraphEvent, MachineId, StateId, TimeSpan,
 };
@@ -99,6 +99,8 @@ pub struct SampledClip {
 pub enum GraphError {
     #[error(transparent)]
     Pose(#[from] PoseError),
+    #[error("root motion names joint '{0}', but the skeleton has no such joint")]
+    UnknownRootJoint(String),
     #[error(transparent)]
     Clip(#[from] crate::clip::ClipError),
 }
@@ -122,6 +124,9 @@ pub struct GraphInstance {
     rotation_scratch: Vec<glam::Quat>,
     events: Vec<GraphEvent>,
     root_motion: RootMotionDelta,
+    /// This character's own root-motion source (its axes and the joint resolved), in place
+    /// of the asset's; see [`GraphInstance::set_root_motion`].
+    root_motion_source: Option<(RootMotionDef, usize)>,
     paused: bool,
     /// Clock scale (see [`GraphInstance::set_playback_scale`]).
     playback_scale: f32,
@@ -174,6 +179,7 @@ impl GraphInstance {
             },
             events: Vec::with_capacity(EVENT_CAPACITY),
             root_motion: RootMotionDelta::ZERO,
+            root_motion_source: None,
             paused: false,
             playback_scale: 1.0,
             started: false,
@@ -202,6 +208,40 @@ impl GraphInstance {
     /// Root motion of the last tick, filtered by the graph's root-motion axes.
     pub fn root_motion(&self) -> RootMotionDelta {
         self.root_motion
+    }
+
+    /// Takes root motion from `source` (its joint and axes) instead of the graph's own, from
+    /// the next tick on: one rig's first joint is its root, another's is its pelvis. A
+    /// joint the skeleton does not have is refused and the current source kept.
+    pub fn set_root_motion(&mut self, source: RootMotionDef) -> Result<(), GraphError> {
+        let joint = match &source.joint {
+            Some(name) => self
+                .asset
+                .skeleton
+                .find(name)
+                .ok_or_else(|| GraphError::UnknownRootJoint(name.clone()))?,
+            None => 0,
+        };
+        self.root_motion_source = Some((source, joint));
+        Ok(())
+    }
+
+    /// The root-motion source in use: this character's, else the graph's.
+    pub fn root_motion_source(&self) -> &RootMotionDef {
+        self.root_motion_override()
+            .unwrap_or(&self.asset.root_motion)
+    }
+
+    /// This character's own root-motion source, when it has one.
+    pub fn root_motion_override(&self) -> Option<&RootMotionDef> {
+        self.root_motion_source.as_ref().map(|(def, _)| def)
+    }
+
+    /// The joint root motion is taken from (index into the skeleton).
+    fn root_joint(&self) -> usize {
+        self.root_motion_source
+            .as_ref()
+            .map_or(self.asset.root_joint, |&(_, joint)| joint)
     }
 
     /// The state a machine is in (the target while a crossfade runs).
@@ -316,9 +356,11 @@ impl GraphInstance {
                 }
             }
         }
+        let root_joint = self.root_joint();
         if !self.paused {
             let mut ctx = Update {
                 asset: &asset,
+                root_joint,
                 params: &self.params,
                 nodes: &mut self.nodes,
                 machines: &mut self.machines,
@@ -335,7 +377,8 @@ impl GraphInstance {
                 self.layer_weights[i] = smoothstep(self.layer_ramps[i]);
             }
             if delta.is_finite() {
-                self.root_motion = delta.filtered(&asset.root_motion);
+                let source = self.root_motion_source.as_ref().map(|(def, _)| def);
+                self.root_motion = delta.filtered(source.unwrap_or(&asset.root_motion));
             }
         }
         self.curves.fill(0.0);
@@ -372,12 +415,12 @@ impl GraphInstance {
                 blend_layer(out, &layer_pose[0], weight, layer.mask.as_ref())?;
             }
         }
-        let root = asset.root_joint;
+        let source = self.root_motion_source.as_ref().map(|(def, _)| def);
         strip_root_motion(
             out,
-            root,
-            &asset.skeleton.rest_local()[root],
-            &asset.root_motion,
+            root_joint,
+            &asset.skeleton.rest_local()[root_joint],
+            source.unwrap_or(&asset.root_motion),
         );
         Ok(())
     }
@@ -438,6 +481,8 @@ fn is_active_machine(
 
 struct Update<'a> {
     asset: &'a GraphAsset,
+    /// The joint root motion is taken from.
+    root_joint: usize,
     params: &'a ParamSet,
     nodes: &'a mut [NodeState],
     machines: &'a mut [MachineState],
@@ -447,7 +492,7 @@ struct Update<'a> {
 impl Update<'_> {
     fn root_delta(&self, clip: usize, span: TimeSpan) -> RootMotionDelta {
         let asset = self.asset;
-        let root = asset.root_joint;
+        let root = self.root_joint;
         clip_root_delta(
             &asset.clips[clip],
             root,

@@ -1,0 +1,11 @@
+//! What a game needs to make a character and drive it: `use plantigrade::prelude::*;`.
+
+pub use crate::bone_map::{BoneNames, FootSockets};
+pub use crate::character::{Character, CharacterBuilder, CharacterError, FixedTimestep};
+pub use crate::graph::{GraphAsset, RootAxis, RootMotionDef};
+pub use crate::ik::FootIkMode;
+pub use crate::lod::LodTier;
+pub use crate::motion::{Buttons, CharacterConfig, Intent};
+pub use crate::settings::{CharacterSettings, QueryLayers, SettingsError, SettingsLoadError};
+pub use crate::world::{BodyId, Layers, QueryFilter, World};
+pub use glam::{Quat, Vec3};

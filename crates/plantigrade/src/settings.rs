@@ -1,0 +1,265 @@
+//! Everything a character is set up with, as one piece of data: movement, foot IK, tilt,
+//! look-at, LOD, lean, landing impact, the query layers, an optional explicit bone map and
+//! root-motion source. It loads from RON (missing fields take their defaults) and
+//! [`CharacterSettings::validate`] refuses values the stages cannot work with, so a bad file
+//! is an error at load time, not garbage at run time.
+
+use crate::bone_map::BoneNames;
+use crate::graph::RootMotionDef;
+use crate::ik::look_at::LookAtConfig;
+use crate::ik::FootIkConfig;
+use crate::impact::LandingImpactConfig;
+use crate::lean::LeanConfig;
+use crate::lod::LodConfig;
+use crate::motion::{CharacterConfig, ConfigError};
+use crate::tilt::TiltConfig;
+use crate::world::Layers;
+
+/// Which collision layers a character's queries see (SPEC MOVE-7, IK-2, TILT-1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct QueryLayers {
+    /// What the capsule collides with while it moves: ground, props and other characters.
+    pub movement: Layers,
+    /// What the feet and the pelvis tilt stand on: the ground.
+    pub ground: Layers,
+}
+
+impl Default for QueryLayers {
+    fn default() -> Self {
+        Self {
+            movement: Layers::GROUND
+                .union(Layers::PROPS)
+                .union(Layers::CHARACTERS),
+            ground: Layers::GROUND,
+        }
+    }
+}
+
+/// A character's whole setup. `Default` is the built-in one: the mannequin's tuning, bones
+/// detected by name, root motion as the graph says.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CharacterSettings {
+    /// Speeds, acceleration and turn curves, jump, capsules (SPEC MOVE).
+    pub motion: CharacterConfig,
+    /// Predictive foot IK (SPEC IK-1..13).
+    pub foot_ik: FootIkConfig,
+    /// The slope-aware pelvis and posture (SPEC TILT).
+    pub tilt: TiltConfig,
+    /// Head and spine look-at (SPEC IK-14).
+    pub look_at: LookAtConfig,
+    /// Detail by distance to the viewer (SPEC IK-11).
+    pub lod: LodConfig,
+    /// The lean with the body's acceleration.
+    pub lean: LeanConfig,
+    /// The dip of a landing with horizontal speed.
+    pub impact: LandingImpactConfig,
+    /// The layers the character's queries see.
+    pub query_layers: QueryLayers,
+    /// The rig's bones by name (and foot sockets), when detection by name is not enough;
+    /// `None` detects them.
+    pub bone_map: Option<BoneNames>,
+    /// Where root motion comes from (joint and axes), in place of the graph's own; `None`
+    /// keeps the graph's.
+    pub root_motion: Option<RootMotionDef>,
+}
+
+/// Why settings were refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsError {
+    #[error("motion: {0}")]
+    Motion(#[from] ConfigError),
+    #[error("{field} is {value}; it must be a finite number")]
+    NotFinite { field: String, value: f32 },
+    #[error("{field} is {value}; it must not be negative")]
+    Negative { field: &'static str, value: f32 },
+    #[error("query_layers.{which} is empty: the character's queries would see nothing")]
+    NoLayers { which: &'static str },
+}
+
+/// Why a settings file could not be used.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingsLoadError {
+    #[error("settings line {line}, column {col}: {message}")]
+    Parse {
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    #[error(transparent)]
+    Invalid(#[from] SettingsError),
+}
+
+impl CharacterSettings {
+    /// Parses RON `CharacterSettings(...)` or `(...)` (missing fields take their defaults)
+    /// and validates it. A syntax error or unknown field names its line and column.
+    pub fn from_ron(source: &str) -> Result<Self, SettingsLoadError> {
+        let settings: CharacterSettings =
+            ron::from_str(source).map_err(|e| SettingsLoadError::Parse {
+                line: e.span.start.line,
+                col: e.span.start.col,
+                message: e.code.to_string(),
+            })?;
+        settings.validate()?;
+        Ok(settings)
+    }
+
+    /// The settings as RON (what [`CharacterSettings::from_ron`] reads back).
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default())
+            .expect("settings are plain data and always serialise")
+    }
+
+    /// Checks every value can work: the movement rules of [`CharacterConfig::validate`],
+    /// every other number finite, smoothing rates and times not negative, and query layers
+    /// that see something.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        self.motion.validate()?;
+        all_finite(self)?;
+        let f = &self.foot_ik;
+        for (field, value) in [
+            ("foot_ik.swing_smoothing_per_s", f.swing_smoothing_per_s),
+            ("foot_ik.contact_smoothing_per_s", f.contact_smoothing_per_s),
+            ("foot_ik.contact_ease_s", f.contact_ease_s),
+            ("look_at.blend_k_per_s", self.look_at.blend_k_per_s),
+            ("look_at.damping_k_per_s", self.look_at.damping_k_per_s),
+            ("lod.blend_time_s", self.lod.blend_time_s),
+            ("lod.hysteresis_m", self.lod.hysteresis_m),
+            ("lean.smoothing_s", self.lean.smoothing_s),
+        ] {
+            if value < 0.0 {
+                return Err(SettingsError::Negative { field, value });
+            }
+        }
+        for (which, layers) in [
+            ("movement", self.query_layers.movement),
+            ("ground", self.query_layers.ground),
+        ] {
+            if layers.0 == 0 {
+                return Err(SettingsError::NoLayers { which });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Every number in `settings` finite, found through its serde form so a field added later
+/// is checked too; the error names the field by its path (`tilt.posture.lean_share`).
+fn all_finite(settings: &CharacterSettings) -> Result<(), SettingsError> {
+    let text = ron::to_string(settings).expect("settings are plain data and always serialise");
+    let value: ron::Value = ron::from_str(&text).expect("ron reads back what it wrote");
+    check_value(&value, &mut String::new())
+}
+
+fn check_value(value: &ron::Value, path: &mut String) -> Result<(), SettingsError> {
+    match value {
+        ron::Value::Number(n) => {
+            let x = n.into_f64();
+            if x.is_finite() {
+                Ok(())
+            } else {
+                Err(SettingsError::NotFinite {
+                    field: path.trim_start_matches('.').to_string(),
+                    value: x as f32,
+                })
+            }
+        }
+        ron::Value::Map(map) => {
+            for (key, item) in map.iter() {
+                let len = path.len();
+                match key {
+                    ron::Value::String(name) => {
+                        path.push('.');
+                        path.push_str(name);
+                    }
+                    _ => path.push_str("[…]"),
+                }
+                check_value(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        ron::Value::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_value(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        ron::Value::Option(Some(inner)) => check_value(inner, path),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_validate_and_round_trip_through_ron() {
+        let settings = CharacterSettings::default();
+        settings.validate().unwrap();
+        let back = CharacterSettings::from_ron(&settings.to_ron()).unwrap();
+        assert_eq!(back, settings);
+    }
+
+    #[test]
+    fn a_partial_file_takes_the_defaults_for_the_rest() {
+        let s = CharacterSettings::from_ron("(motion: (walk_speed_m_s: 1.5), lean: ())").unwrap();
+        assert_eq!(s.motion.walk_speed_m_s, 1.5);
+        assert_eq!(s.foot_ik, FootIkConfig::default());
+        assert_eq!(s.query_layers, QueryLayers::default());
+    }
+
+    #[test]
+    fn a_bad_file_names_its_line_and_column() {
+        let err =
+            CharacterSettings::from_ron("(\n  motion: (),\n  no_such_field: 1,\n)").unwrap_err();
+        match err {
+            SettingsLoadError::Parse { line, col, .. } => assert_eq!((line, col), (3, 3)),
+            other => panic!("{other}"),
+        }
+        let err = CharacterSettings::from_ron("(motion: (walk_speed_m_s: \"fast\"))").unwrap_err();
+        assert!(
+            matches!(err, SettingsLoadError::Parse { line: 1, .. }),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn values_the_stages_cannot_use_are_refused_by_name() {
+        let mut s = CharacterSettings::default();
+        s.tilt.head_keep_fraction = f32::NAN;
+        match s.validate().unwrap_err() {
+            SettingsError::NotFinite { field, .. } => assert_eq!(field, "tilt.head_keep_fraction"),
+            other => panic!("{other}"),
+        }
+        let mut s = CharacterSettings::default();
+        s.foot_ik.swing_smoothing_per_s = -1.0;
+        assert!(matches!(
+            s.validate(),
+            Err(SettingsError::Negative {
+                field: "foot_ik.swing_smoothing_per_s",
+                ..
+            })
+        ));
+        let mut s = CharacterSettings::default();
+        s.motion.walk_speed_m_s = 0.0;
+        assert!(matches!(s.validate(), Err(SettingsError::Motion(_))));
+        let mut s = CharacterSettings::default();
+        s.query_layers.ground = Layers(0);
+        assert!(matches!(
+            s.validate(),
+            Err(SettingsError::NoLayers { which: "ground" })
+        ));
+        // Infinity written in the file itself.
+        let err = CharacterSettings::from_ron("(lod: (full_max_distance_m: inf))").unwrap_err();
+        assert!(
+            matches!(&err, SettingsLoadError::Invalid(SettingsError::NotFinite { field, .. }) if field == "lod.full_max_distance_m"),
+            "{err}"
+        );
+    }
+}
