@@ -4,9 +4,10 @@
 
 use glam::{Mat3, Quat, Vec3};
 
-use super::limb_ik::{hip_drop_for_reach, solve_limb, LimbRest};
+use super::limb_ik::{solve_limb, LimbRest};
 use super::rig::{mirror_for, side_sign, ArmRig, LegRig, Rig};
 use crate::bone_map::Side;
+use crate::ik::required_drop_m;
 use crate::pose::nlerp;
 use crate::skeleton::Transform;
 
@@ -183,7 +184,7 @@ impl BodyTargets {
         [0, 1].map(|i| {
             let (leg, foot) = (&rig.legs[i], &self.feet[i]);
             let hip = transform_point(&pelvis, leg.hip_pelvis_local);
-            hip_drop_for_reach(hip, foot.ankle_model(leg), leg.length_m(), max_extension)
+            required_drop_m(hip, foot.ankle_model(leg), leg.length_m(), max_extension)
         })
     }
 }

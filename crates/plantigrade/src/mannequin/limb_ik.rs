@@ -109,28 +109,6 @@ pub(super) fn rotation_between_frames(
     Quat::from_mat3(&(to * from.transpose())).normalize()
 }
 
-/// How far a hip must come down (m) so a leg of `leg_length_m` reaches `ankle_model` at
-/// `max_extension`; 0 when it already does. Lowering cannot help a target that is too far
-/// sideways: then the hip comes down to the ankle's height.
-pub(super) fn hip_drop_for_reach(
-    hip_model: Vec3,
-    ankle_model: Vec3,
-    leg_length_m: f32,
-    max_extension: f32,
-) -> f32 {
-    let reach = max_extension * leg_length_m;
-    let offset = ankle_model - hip_model;
-    if offset.length() <= reach {
-        return 0.0;
-    }
-    let horizontal = Vec3::new(offset.x, 0.0, offset.z).length();
-    let height_m = hip_model.y - ankle_model.y;
-    if horizontal >= reach {
-        return height_m.max(0.0);
-    }
-    (height_m - (reach * reach - horizontal * horizontal).sqrt()).max(0.0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,12 +162,12 @@ mod tests {
     fn hip_drop_makes_the_ankle_reachable() {
         let hip = Vec3::new(0.0, 0.9, 0.0);
         let ankle = Vec3::new(0.0, 0.08, 0.45);
-        let drop = hip_drop_for_reach(hip, ankle, 0.82, 0.99);
+        let drop = crate::ik::required_drop_m(hip, ankle, 0.82, 0.99);
         assert!(drop > 0.0);
         let lowered = hip - Vec3::Y * drop;
         assert!(((ankle - lowered).length() - 0.99 * 0.82).abs() < 1e-4);
         assert_eq!(
-            hip_drop_for_reach(hip, Vec3::new(0.0, 0.3, 0.0), 0.82, 0.99),
+            crate::ik::required_drop_m(hip, Vec3::new(0.0, 0.3, 0.0), 0.82, 0.99),
             0.0
         );
     }
