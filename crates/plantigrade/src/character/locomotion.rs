@@ -1,0 +1,74 @@
+//! The locomotion stage of a tick: intent → movement plan → collide-and-slide in the world
+//! → movement apply (actual speed, grounded, landing, push-wall). It owns where the
+//! character is and the root motion the animation left for the next move.
+
+use glam::Vec3;
+
+use crate::graph::RootMotionDelta;
+use crate::motion::{CharacterConfig, Intent, LocomotionVars, Movement, MovementOutput};
+use crate::world::{MoveResult, QueryFilter, World};
+
+/// Movement state, the capsule's place and what the last move did.
+#[derive(Clone, Debug)]
+pub(super) struct Locomotion {
+    pub(super) config: CharacterConfig,
+    pub(super) movement: Movement,
+    /// The character's feet (capsule bottom, root joint), world space.
+    pub(super) feet_world: Vec3,
+    /// Root motion the graph produced last tick, moved through collide-and-slide this tick.
+    pub(super) pending_root_motion: RootMotionDelta,
+    pub(super) output: MovementOutput,
+    pub(super) last_move: MoveResult,
+}
+
+impl Locomotion {
+    pub(super) fn new(config: CharacterConfig, feet_world: Vec3, facing_yaw_rad: f32) -> Self {
+        let movement = Movement::new(facing_yaw_rad);
+        Self {
+            output: MovementOutput {
+                vars: LocomotionVars::default(),
+                landing: None,
+                jumped: false,
+                actual_velocity_world: Vec3::ZERO,
+                facing_yaw_rad: movement.facing_yaw_rad(),
+            },
+            last_move: MoveResult {
+                translation: Vec3::ZERO,
+                grounded: true,
+                floor_normal: None,
+                sliding_down_slope: false,
+                hit_wall: false,
+            },
+            config,
+            movement,
+            feet_world,
+            pending_root_motion: RootMotionDelta::ZERO,
+        }
+    }
+
+    /// Plans the move from `intent` (and last tick's root motion), moves the capsule
+    /// through `world` and takes in where it really went.
+    pub(super) fn step(
+        &mut self,
+        dt_s: f32,
+        intent: &Intent,
+        world: &dyn World,
+        filter: QueryFilter,
+    ) {
+        let request = self.movement.plan(
+            &self.config,
+            intent,
+            dt_s,
+            world,
+            self.feet_world,
+            filter,
+            self.pending_root_motion,
+        );
+        let result = world.move_capsule(&request);
+        self.output = self.movement.apply(&self.config, &result, dt_s);
+        if result.translation.is_finite() {
+            self.feet_world += result.translation;
+        }
+        self.last_move = result;
+    }
+}

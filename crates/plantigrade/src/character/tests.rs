@@ -1,0 +1,357 @@
+//! The character's tests: the stages together, on the mannequin and the test course.
+
+use super::*;
+use crate::course::{AnalyticWorld, Course};
+
+/// The mannequin with the default graph, standing at the spawn of `section`.
+fn mannequin_on(course: &Course, section: &str) -> Character {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let spawn = course.section(section).unwrap().spawn_world;
+    Character::new(CharacterConfig::default(), graph, spawn, 0.0).unwrap()
+}
+
+#[test]
+fn debug_draw_shows_probes_and_tilt_when_enabled() {
+    use crate::debug::DebugCommand;
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let mut c = mannequin_on(&course, "ramp_20deg");
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    assert!(c.debug_draw().commands().is_empty(), "off by default");
+    c.set_debug_draw(true);
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    let commands = c.debug_draw().commands();
+    let lines = commands
+        .iter()
+        .filter(|d| matches!(d, DebugCommand::Line { .. }))
+        .count();
+    let spheres = commands
+        .iter()
+        .filter(|d| matches!(d, DebugCommand::Sphere { .. }))
+        .count();
+    let axes = commands
+        .iter()
+        .filter(|d| matches!(d, DebugCommand::Axes { .. }))
+        .count();
+    // 3 tilt rays + 2 probe rays per foot; hit spheres, predicted points, targets;
+    // pelvis, target and actual tilt axes.
+    assert!(lines >= 3 + 4, "{lines} lines");
+    assert!(spheres >= 4, "{spheres} spheres");
+    assert_eq!(axes, 3);
+    // Cleared every tick, not accumulated.
+    let count = commands.len();
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    assert_eq!(c.debug_draw().commands().len(), count);
+}
+
+#[test]
+fn landing_time_is_read_ahead_on_the_contact_curve() {
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let dt = 1.0 / 60.0;
+    // Walking and running down the 12 m flat lane, timed after the start-up.
+    for (speed, ticks) in [(0.5f32, 300), (1.0, 150)] {
+        let mut c = mannequin_on(&course, "flat");
+        let intent = Intent {
+            move_world: glam::Vec2::new(0.0, speed),
+            ..Intent::IDLE
+        };
+        let mut predicted = Vec::new();
+        let mut contact = Vec::new();
+        for tick in 0..ticks {
+            c.tick(dt, &intent, &world).unwrap();
+            if tick >= 60 {
+                predicted.push(c.landing_in_s());
+                contact.push(c.foot_contact().map(|w| w >= 0.5));
+            }
+        }
+        let mut checked = 0;
+        for foot in 0..2 {
+            for (i, p) in predicted.iter().enumerate() {
+                let p = p[foot];
+                assert!(
+                    p.is_finite() && p >= 0.0,
+                    "{speed}: {p} tick {i} foot {foot}"
+                );
+                assert_eq!(p == 0.0, contact[i][foot], "{speed}: tick {i}: {p}");
+                let Some(j) = (i + 1..contact.len()).find(|&j| contact[j][foot]) else {
+                    continue;
+                };
+                if p > 0.0 {
+                    let actual = (j - i) as f32 * dt;
+                    assert!(
+                        (p - actual).abs() <= 1.5 * dt,
+                        "{speed}: foot {foot} tick {i}: predicted {p} s, lands in {actual} s"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(
+            checked > 40,
+            "{speed}: only {checked} swinging ticks checked"
+        );
+    }
+}
+
+#[test]
+fn characters_of_one_graph_share_its_touch_downs_when_told() {
+    let course = Course::default_course();
+    let a = mannequin_on(&course, "flat");
+    let b = Character::builder(a.graph().asset().clone())
+        .landing_poses(a.landing_poses().clone())
+        .spawn(Vec3::ZERO, 0.0)
+        .unwrap();
+    assert!(Arc::ptr_eq(a.landing_poses(), b.landing_poses()));
+    // Read again, they come out the same.
+    let c = Character::new(
+        CharacterConfig::default(),
+        a.graph().asset().clone(),
+        Vec3::ZERO,
+        0.0,
+    )
+    .unwrap();
+    assert_eq!(**a.landing_poses(), **c.landing_poses());
+}
+
+#[test]
+fn the_builder_takes_settings_a_bone_map_and_a_root_motion_source() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let mut settings = CharacterSettings::default();
+    settings.motion.walk_speed_m_s = 1.5;
+    settings.look_at.yaw_limit_rad = 0.5;
+    settings.query_layers.ground = crate::world::Layers::GROUND.union(crate::world::Layers::PROPS);
+    settings.root_motion = Some(crate::graph::RootMotionDef {
+        joint: Some("pelvis".into()),
+        ..Default::default()
+    });
+    let names = crate::bone_map::BoneNames {
+        pelvis: Some("pelvis".into()),
+        thigh_l: Some("thigh_l".into()),
+        calf_l: Some("calf_l".into()),
+        foot_l: Some("foot_l".into()),
+        ball_l: Some("ball_l".into()),
+        thigh_r: Some("thigh_r".into()),
+        calf_r: Some("calf_r".into()),
+        foot_r: Some("foot_r".into()),
+        ball_r: Some("ball_r".into()),
+        ..Default::default()
+    };
+    let c = Character::builder(graph.clone())
+        .settings(settings.clone())
+        .bone_map(names.clone())
+        .body(BodyId(7))
+        .spawn(Vec3::new(1.0, 0.0, 2.0), 0.3)
+        .unwrap();
+    assert!(
+        c.foot_ik().is_ok(),
+        "an explicit map with both legs gets foot IK"
+    );
+    let back = c.settings();
+    assert_eq!(back.motion.walk_speed_m_s, 1.5);
+    assert_eq!(back.look_at.yaw_limit_rad, 0.5);
+    assert_eq!(back.query_layers, settings.query_layers);
+    assert_eq!(back.bone_map, Some(names));
+    assert_eq!(back.root_motion, settings.root_motion);
+    assert_eq!(
+        c.graph().root_motion_source().joint.as_deref(),
+        Some("pelvis")
+    );
+    assert_eq!(c.ground_filter().layers, settings.query_layers.ground);
+    assert_eq!(c.ground_filter().exclude, Some(BodyId(7)));
+}
+
+#[test]
+fn the_builder_refuses_what_it_cannot_use() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let bad_bone = Character::builder(graph.clone())
+        .bone_map(crate::bone_map::BoneNames {
+            pelvis: Some("no_such_bone".into()),
+            ..Default::default()
+        })
+        .spawn(Vec3::ZERO, 0.0)
+        .unwrap_err();
+    assert!(matches!(bad_bone, CharacterError::BoneMap(_)), "{bad_bone}");
+    let settings = CharacterSettings {
+        root_motion: Some(crate::graph::RootMotionDef {
+            joint: Some("tail".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let bad_root = Character::builder(graph.clone())
+        .settings(settings)
+        .spawn(Vec3::ZERO, 0.0)
+        .unwrap_err();
+    assert!(bad_root.to_string().contains("tail"), "{bad_root}");
+    let mut settings = CharacterSettings::default();
+    settings.foot_ik.contact_ease_s = f32::NAN;
+    let bad_value = Character::builder(graph.clone())
+        .settings(settings)
+        .spawn(Vec3::ZERO, 0.0)
+        .unwrap_err();
+    assert!(
+        matches!(bad_value, CharacterError::Settings(_)),
+        "{bad_value}"
+    );
+    let bad_spawn = Character::builder(graph)
+        .spawn(Vec3::new(f32::NAN, 0.0, 0.0), 0.0)
+        .unwrap_err();
+    assert_eq!(bad_spawn, CharacterError::BadSpawn);
+}
+
+#[test]
+fn on_a_beam_narrower_than_the_stance_the_feet_come_in_and_stay_on_it() {
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let dt = 1.0 / 60.0;
+    let mut c = mannequin_on(&course, "beam_narrow");
+    let beam_x = course.section("beam_narrow").unwrap().spawn_world.x;
+    let intent = Intent {
+        move_world: glam::Vec2::new(0.0, 0.5),
+        ..Intent::IDLE
+    };
+    let legs = c.foot_ik().unwrap().rig().legs;
+    let mut planted_on_beam = 0;
+    let mut was_locked = [false; 2];
+    for _ in 0..300 {
+        c.tick(dt, &intent, &world).unwrap();
+        let root = c.feet_world();
+        let out = *c.foot_ik_output().unwrap();
+        let locked = [0, 1].map(|i| out.feet[i].locked);
+        let previous = std::mem::replace(&mut was_locked, locked);
+        // Well onto the 12 cm beam (z 3–9), the body on it.
+        if !(4.0..8.0).contains(&root.z) || (root.y - 0.5).abs() > 0.01 {
+            continue;
+        }
+        let was_locked = previous;
+        for (i, leg) in legs.iter().enumerate() {
+            if !out.feet[i].locked {
+                continue;
+            }
+            let sole =
+                |socket| c.model_to_world(c.model_pose().point_model(leg.chain.foot, socket));
+            let (heel, ball) = (
+                sole(leg.sockets.heel_foot_local),
+                sole(leg.sockets.ball_foot_local),
+            );
+            // Brought in over the beam (half width 6 cm), standing on its top (the heel
+            // first, as a walk lands).
+            for p in [heel, ball] {
+                assert!(
+                    (p.x - beam_x).abs() < 0.06,
+                    "foot {i} at x {}",
+                    p.x - beam_x
+                );
+            }
+            // Mid-stance (not rolling onto or off the ball), on the beam's top.
+            let lower = heel.y.min(ball.y);
+            if was_locked[i] && out.feet[i].contact > 0.95 {
+                assert!((lower - 0.5).abs() < 0.01, "foot {i} at y {lower}");
+            }
+            planted_on_beam += 1;
+        }
+    }
+    assert!(
+        planted_on_beam > 60,
+        "{planted_on_beam} planted foot-ticks checked"
+    );
+}
+
+#[test]
+fn a_swinging_foot_probes_where_the_clips_set_it_down() {
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let dt = 1.0 / 60.0;
+    // Worst horizontal miss (m) of the predicted landing (the middle of the heel and
+    // ball probes) against where heel and ball are when the foot locks, over the
+    // ticks with 0.05–0.25 s of swing left, walking and running on flat ground.
+    let worst_miss_m = |from_clips: bool, speed: f32| {
+        let mut c = mannequin_on(&course, "flat");
+        c.foot_ik_config_mut().unwrap().landing_from_clips = from_clips;
+        let intent = Intent {
+            move_world: glam::Vec2::new(0.0, speed),
+            ..Intent::IDLE
+        };
+        let legs = c.foot_ik().unwrap().rig().legs;
+        let mut pending: [Vec<Vec3>; 2] = Default::default();
+        let mut was_locked = [true; 2];
+        let (mut worst, mut checked) = (0.0f32, 0);
+        for tick in 0..240 {
+            c.tick(dt, &intent, &world).unwrap();
+            let out = *c.foot_ik_output().unwrap();
+            for (i, leg) in legs.iter().enumerate() {
+                let report = out.feet[i];
+                let landing_in_s = c.landing_in_s()[i];
+                if (0.05..=0.25).contains(&landing_in_s) && tick >= 60 && !report.locked {
+                    pending[i].extend(report.predicted_world);
+                }
+                if report.locked && !was_locked[i] {
+                    let sole = |socket| {
+                        c.model_to_world(c.model_pose().point_model(leg.chain.foot, socket))
+                    };
+                    let landed = 0.5
+                        * (sole(leg.sockets.heel_foot_local) + sole(leg.sockets.ball_foot_local));
+                    for p in pending[i].drain(..) {
+                        let miss = glam::Vec2::new(p.x - landed.x, p.z - landed.z).length();
+                        worst = worst.max(miss);
+                        checked += 1;
+                    }
+                }
+                was_locked[i] = report.locked;
+            }
+        }
+        assert!(checked > 20, "{speed}: only {checked} ticks checked");
+        worst
+    };
+    for speed in [0.5f32, 1.0] {
+        let from_clips = worst_miss_m(true, speed);
+        let ik1 = worst_miss_m(false, speed);
+        assert!(
+            from_clips < 0.01,
+            "{speed}: from the clips, missed by {from_clips} m"
+        );
+        // IK-1 alone is short by the foot's own travel ahead of the body.
+        assert!(ik1 > 0.1, "{speed}: IK-1 alone missed by only {ik1} m");
+    }
+}
+
+#[test]
+fn the_first_batched_tick_probes_at_once_and_later_ones_wait_for_results() {
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let mut c = mannequin_on(&course, "ramp_20deg");
+    c.set_probe_timing(ProbeTiming::Batched);
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    let first = *c.foot_ik_output().unwrap();
+    assert!(first.rays_cast > 0, "first tick: {first:?}");
+    assert!(first.feet.iter().all(|f| f.ik_alpha > 0.99), "{first:?}");
+    // Later ticks cast nothing themselves: they consume what the host hands back.
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    assert_eq!(c.foot_ik_output().unwrap().rays_cast, 0);
+    let results = c.probe_requests().map(|r| {
+        run_foot_probe(
+            &world,
+            c.ground_filter(),
+            &FootIkConfig::default().probe,
+            &r,
+        )
+    });
+    c.set_probe_results(results);
+    c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+    assert!(c.foot_ik_output().unwrap().rays_cast > 0);
+}
+
+#[test]
+fn fixed_timestep_accumulates_and_caps() {
+    let mut step = FixedTimestep::new(60.0);
+    assert_eq!(step.advance(1.0 / 120.0), 0);
+    assert_eq!(step.advance(1.0 / 120.0), 1);
+    assert_eq!(step.advance(0.055), 3);
+    assert!((0.0..1.0).contains(&step.alpha()));
+    // A 2 s stall runs 8 ticks, not 120, and does not carry the rest.
+    assert_eq!(step.advance(2.0), 8);
+    assert!(step.advance(0.0) <= 1);
+    assert_eq!(step.advance(f32::NAN), 0);
+    assert_eq!(step.advance(-1.0), 0);
+}
