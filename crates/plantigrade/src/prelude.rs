@@ -5,7 +5,7 @@ pub use crate::character::{Character, CharacterBuilder, CharacterError, FixedTim
 pub use crate::graph::{GraphAsset, RootAxis, RootMotionDef};
 pub use crate::ik::FootIkMode;
 pub use crate::lod::LodTier;
-pub use crate::motion::{Buttons, CharacterConfig, Intent};
+pub use crate::motion::{Buttons, CharacterConfig, InputConfig, InputDevice, Intent};
 pub use crate::settings::{CharacterSettings, QueryLayers, SettingsError, SettingsLoadError};
 pub use crate::world::{BodyId, Layers, QueryFilter, World};
-pub use glam::{Quat, Vec3};
+pub use glam::{Quat, Vec2, Vec3};

@@ -391,7 +391,7 @@ impl Character {
 
     /// Where the tilt's ground normal comes from (TILT-9): the ground rays, or a fixed up
     /// vector (a mount or vehicle). Hosts with their own source call
-    /// [`PelvisTilt::update`] themselves.
+    /// [`crate::tilt::PelvisTilt::update`] themselves.
     pub fn set_tilt_source(&mut self, source: NormalSourceChoice) {
         self.posture.tilt_source = source;
     }
