@@ -13,7 +13,7 @@ use plantigrade::character::Character;
 use plantigrade::course::Course;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
-use plantigrade::world::{MoveRequest, QueryFilter, World};
+use plantigrade::world::{MoveLimits, MoveRequest, QueryFilter, World};
 use plantigrade_rapier::RapierWorld;
 
 fn character_tick(c: &mut Criterion) {
@@ -54,6 +54,7 @@ fn character_tick(c: &mut Criterion) {
     let flat = course.section("flat").expect("flat section");
     let request = MoveRequest {
         capsule: CharacterConfig::default().stand_capsule,
+        limits: MoveLimits::default(),
         feet: flat.spawn_world,
         desired_translation: Vec3::new(0.0, -0.4 / 60.0, 3.75 / 60.0),
         dt_s: 1.0 / 60.0,

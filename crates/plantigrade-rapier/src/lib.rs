@@ -9,7 +9,7 @@
 //! ```
 //! use plantigrade::course::Course;
 //! use plantigrade::glam::Vec3;
-//! use plantigrade::world::{Capsule, Layers, MoveRequest, QueryFilter, World};
+//! use plantigrade::world::{Capsule, Layers, MoveLimits, MoveRequest, QueryFilter, World};
 //! use plantigrade_rapier::RapierWorld;
 //!
 //! // 1. A world with the test course's geometry as static colliders on the GROUND layer
@@ -33,6 +33,7 @@
 //! let velocity = Vec3::new(0.0, -1.0, 1.75);
 //! let result = world.move_capsule(&MoveRequest {
 //!     capsule,
+//!     limits: MoveLimits::default(),
 //!     feet,
 //!     desired_translation: velocity * dt_s,
 //!     dt_s,
@@ -67,9 +68,11 @@
 //!   a collider hits at distance 0.
 //! - `cast_capsule`: rapier's `cast_shape` with `max_time_of_impact` = the distance and
 //!   `stop_at_penetration`; point and normal are on the collider hit.
-//! - `move_capsule`: `KinematicCharacterController::move_shape` configured by
-//!   [`ControllerConfig`] (defaults: autostep 0.4 m onto treads ≥ 0.15 m, not onto dynamic
-//!   bodies; snap to ground 0.35 m; climb ≤ 45°, slide ≥ 45°; offset 0.01 m; up +Y).
+//! - `move_capsule`: `KinematicCharacterController::move_shape` configured per move by the
+//!   request's [`MoveLimits`](plantigrade::world::MoveLimits) (each character's own;
+//!   defaults: autostep 0.4 m onto treads ≥ 0.15 m; snap to ground 0.35 m; climb ≤ 45°,
+//!   slide ≥ 45°; offset 0.01 m) and the world's [`ControllerConfig`] (not onto dynamic
+//!   bodies; up +Y).
 //!   Stepping, snapping and slope limits are rapier's; this crate adds two things around
 //!   the call, both documented on [`queries::move_capsule`]: the capsule floats by rapier's
 //!   0.01 m skin so reported feet rest exactly on the ground, and a move that starts on

@@ -1,7 +1,7 @@
 //! Unit tests on small hand-built worlds; the course scenarios are in `tests/course.rs`.
 
 use glam::{Quat, Vec3};
-use plantigrade::world::{BodyId, Capsule, Layers, MoveRequest, QueryFilter, World};
+use plantigrade::world::{BodyId, Capsule, Layers, MoveLimits, MoveRequest, QueryFilter, World};
 
 use crate::queries::ZERO_MOVE;
 use crate::{ControllerConfig, RapierWorld, RapierWorldError};
@@ -40,6 +40,7 @@ fn empty_world_misses_everything() {
     );
     let result = world.move_capsule(&MoveRequest {
         capsule: CAPSULE,
+        limits: MoveLimits::default(),
         feet: Vec3::ZERO,
         desired_translation: Vec3::new(0.1, -0.1, 0.0),
         dt_s: 1.0 / 60.0,
@@ -144,7 +145,11 @@ fn bad_values_are_refused_not_panicked_on() {
         ),
         Err(RapierWorldError::DegenerateHull { .. })
     ));
-    assert!(RapierWorld::with_config(ControllerConfig::default().with_offset(-1.0)).is_err());
+    assert!(RapierWorld::with_config(ControllerConfig {
+        normal_nudge_m: -1.0,
+        ..ControllerConfig::default()
+    })
+    .is_err());
 }
 
 #[test]
@@ -183,6 +188,7 @@ fn non_finite_queries_miss_and_moves_do_nothing() {
     );
     let request = MoveRequest {
         capsule: CAPSULE,
+        limits: MoveLimits::default(),
         feet: Vec3::ZERO,
         desired_translation: Vec3::new(0.1, 0.0, 0.0),
         dt_s: 1.0 / 60.0,

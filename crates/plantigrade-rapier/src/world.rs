@@ -4,7 +4,7 @@
 use glam::Vec3;
 use plantigrade::course::{Course, Solid, SolidShape};
 use plantigrade::world::{
-    BodyId, Capsule, Layers, MoveRequest, MoveResult, QueryFilter, RayHit, World,
+    BodyId, Capsule, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter, RayHit, World,
 };
 use rapier3d::control::KinematicCharacterController;
 use rapier3d::dynamics::RigidBodySet;
@@ -41,7 +41,6 @@ pub struct RapierWorld {
     bodies: RigidBodySet,
     bvh: Bvh,
     config: ControllerConfig,
-    controller: KinematicCharacterController,
 }
 
 impl Default for RapierWorld {
@@ -67,7 +66,6 @@ impl RapierWorld {
             colliders: ColliderSet::new(),
             bodies: RigidBodySet::new(),
             bvh: Bvh::new(),
-            controller: config.to_controller(),
             config,
         }
     }
@@ -77,7 +75,6 @@ impl RapierWorld {
         config.validate()?;
         Ok(Self {
             config,
-            controller: config.to_controller(),
             ..Self::new()
         })
     }
@@ -260,9 +257,9 @@ impl RapierWorld {
         &self.config
     }
 
-    /// The rapier controller [`World::move_capsule`] uses.
-    pub fn controller(&self) -> &KinematicCharacterController {
-        &self.controller
+    /// The rapier controller [`World::move_capsule`] uses for a character with `limits`.
+    pub fn controller(&self, limits: &MoveLimits) -> KinematicCharacterController {
+        self.config.to_controller(limits)
     }
 
     /// The colliders (read only; add and move them through this type so the tree stays
@@ -370,7 +367,7 @@ impl World for RapierWorld {
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
         queries::move_capsule(
             &self.query_pipeline(request.filter),
-            &self.controller,
+            &self.config.to_controller(&request.limits),
             request.capsule,
             request.feet,
             request.desired_translation,

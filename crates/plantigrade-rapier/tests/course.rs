@@ -4,7 +4,9 @@
 
 use plantigrade::course::{Course, Role};
 use plantigrade::glam::Vec3;
-use plantigrade::world::{BodyId, Capsule, Layers, MoveRequest, MoveResult, QueryFilter, World};
+use plantigrade::world::{
+    BodyId, Capsule, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter, World,
+};
 use plantigrade_rapier::RapierWorld;
 
 const DT_S: f32 = 1.0 / 60.0;
@@ -103,6 +105,7 @@ fn walk_at(
         let velocity = direction * speed + Vec3::Y * vertical_speed;
         let result = world.move_capsule(&MoveRequest {
             capsule,
+            limits: MoveLimits::default(),
             feet,
             desired_translation: velocity * dt_s,
             dt_s,

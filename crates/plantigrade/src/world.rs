@@ -99,10 +99,102 @@ impl Capsule {
     }
 }
 
+/// How far a character's capsule may step, snap and climb (SPEC MOVE-7): per character,
+/// carried in every [`MoveRequest`], so one world serves characters of any size. Metres and
+/// radians.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MoveLimits {
+    /// Highest step climbed without a jump; `None` climbs none. Default 0.4.
+    pub step_height_m: Option<f32>,
+    /// Free tread depth a step needs beyond its edge to be climbed. Default 0.15.
+    pub step_min_width_m: f32,
+    /// Ground within this distance below a grounded capsule is snapped to (it stays on
+    /// stairs and slopes going down); `None` snaps to nothing. Default 0.35.
+    pub snap_to_ground_m: Option<f32>,
+    /// Steepest slope walked up (rad from horizontal). Default 45°.
+    pub max_slope_climb_rad: f32,
+    /// Slopes steeper than this slide the character down (rad). Default 45°.
+    pub min_slope_slide_rad: f32,
+    /// Gap kept between the capsule and the world, for numerical stability (m, > 0).
+    /// Default 0.01.
+    pub skin_m: f32,
+}
+
+impl Default for MoveLimits {
+    fn default() -> Self {
+        Self {
+            step_height_m: Some(0.4),
+            step_min_width_m: 0.15,
+            snap_to_ground_m: Some(0.35),
+            max_slope_climb_rad: 45f32.to_radians(),
+            min_slope_slide_rad: 45f32.to_radians(),
+            skin_m: 0.01,
+        }
+    }
+}
+
+/// A [`MoveLimits`] value that cannot work: the field and the value.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[error("move limit {field} is {value}: {rule}")]
+pub struct MoveLimitsError {
+    pub field: &'static str,
+    pub value: f32,
+    pub rule: &'static str,
+}
+
+impl MoveLimits {
+    /// Lengths finite and not negative (the skin positive), slopes within 0..=90°.
+    pub fn validate(&self) -> Result<(), MoveLimitsError> {
+        let check = |field, value: f32, ok: bool, rule| {
+            if ok {
+                Ok(())
+            } else {
+                Err(MoveLimitsError { field, value, rule })
+            }
+        };
+        let length = |field, value: f32| {
+            check(
+                field,
+                value,
+                value.is_finite() && value >= 0.0,
+                "it must be finite and not negative",
+            )
+        };
+        if let Some(h) = self.step_height_m {
+            length("step_height_m", h)?;
+        }
+        length("step_min_width_m", self.step_min_width_m)?;
+        if let Some(d) = self.snap_to_ground_m {
+            length("snap_to_ground_m", d)?;
+        }
+        let half_pi = std::f32::consts::FRAC_PI_2;
+        for (field, angle) in [
+            ("max_slope_climb_rad", self.max_slope_climb_rad),
+            ("min_slope_slide_rad", self.min_slope_slide_rad),
+        ] {
+            check(
+                field,
+                angle,
+                angle.is_finite() && (0.0..=half_pi).contains(&angle),
+                "it must be within 0..=π/2",
+            )?;
+        }
+        check(
+            "skin_m",
+            self.skin_m,
+            self.skin_m.is_finite() && self.skin_m > 0.0,
+            "it must be finite and positive",
+        )
+    }
+}
+
 /// A collide-and-slide request for one tick.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MoveRequest {
     pub capsule: Capsule,
+    /// How far this character may step, snap and climb.
+    pub limits: MoveLimits,
     /// Bottom of the capsule (the character's feet), world space.
     pub feet: Vec3,
     /// Where the character wants to go this tick (m): velocity × dt, gravity included.

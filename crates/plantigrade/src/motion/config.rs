@@ -102,6 +102,8 @@ pub struct CharacterConfig {
     /// a sideways run near ±90° does not flip its hips from one side to the other every
     /// step. Default `(70, 110)`.
     pub hips_back_band_deg: (f32, f32),
+    /// How far the capsule may step, snap and climb (SPEC MOVE-7), sent with every move.
+    pub move_limits: crate::world::MoveLimits,
 }
 
 impl Default for CharacterConfig {
@@ -131,6 +133,7 @@ impl Default for CharacterConfig {
             crouch_capsule: Capsule::from_height(1.1, 0.3),
             push_wall: PushWallConfig::default(),
             hips_back_band_deg: (70.0, 110.0),
+            move_limits: crate::world::MoveLimits::default(),
         }
     }
 }
@@ -161,6 +164,8 @@ pub enum ConfigError {
         "the crouch capsule ({crouch_m} m) must not be taller than the standing one ({stand_m} m)"
     )]
     CrouchTallerThanStand { crouch_m: f32, stand_m: f32 },
+    #[error(transparent)]
+    MoveLimits(#[from] crate::world::MoveLimitsError),
 }
 
 /// A character config file that could not be loaded.
@@ -302,6 +307,7 @@ impl CharacterConfig {
         let (lower_deg, upper_deg) = self.hips_back_band_deg;
         within("hips_back_band_deg.0", lower_deg, 0.0, 180.0)?;
         within("hips_back_band_deg.1", upper_deg, lower_deg, 180.0)?;
+        self.move_limits.validate()?;
         Ok(())
     }
 

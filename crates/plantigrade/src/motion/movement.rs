@@ -346,6 +346,7 @@ impl Movement {
 
         MoveRequest {
             capsule: cfg.capsule(self.crouched),
+            limits: cfg.move_limits,
             feet: feet_world,
             desired_translation: desired,
             dt_s: dt,
