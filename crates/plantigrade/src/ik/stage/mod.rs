@@ -30,6 +30,7 @@ use crate::skeleton::Skeleton;
 use crate::tilt::{decompose_ground_normal, TiltLimits};
 
 mod legs;
+mod phase;
 mod placement;
 mod probes;
 mod rig;
@@ -38,9 +39,12 @@ mod support;
 mod tests;
 
 use legs::{roll_onto_ball, stair_pitch};
-use placement::{limit_drop_m, narrow_support, swing_ground_m, CLIMB_LIFT_MAX_M};
+use phase::Swing;
+use placement::{
+    limit_drop_m, narrow_support, swing_ground_m, NarrowSupport, Placement, CLIMB_LIFT_MAX_M,
+};
 pub use rig::{FootRig, LegJoints, LegRig};
-use support::{smooth_plane, tread_shift};
+use support::{smooth_plane, tread_shift, Ground};
 
 /// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
 /// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
@@ -245,52 +249,24 @@ pub struct FootIkOutput {
     pub rays_cast: u32,
 }
 
-/// Per-foot state carried between ticks.
+/// Per-foot state carried between ticks, a part per step of the stage.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 struct FootState {
     contact: f32,
-    /// 1 while probes find support, fading to 0 over `miss_fade_s` after a total miss.
-    support: f32,
-    plane: Option<SupportPlane>,
-    /// Where the plane was last evaluated (world xz).
-    plane_eval_xz: Vec2,
-    /// How far ahead of the foot (m) that was: a look-ahead that grows (a lift-off) moves
-    /// the evaluation point without saying anything new about the ground.
-    plane_ahead_m: f32,
-    /// On an edge, the lower surface's plane: the sole stays above it too.
-    second_plane: Option<SupportPlane>,
-    source: Option<SupportSource>,
-    lock: FootLock,
     prev_ankle_world: Option<Vec3>,
+    /// When this foot lifted off and how long its swings last.
+    swing: Swing,
+    /// The support plane under the foot, smoothed.
+    ground: Ground,
+    /// Where the foot is moved onto one tread.
+    placement: Placement,
+    /// Where the foot is brought in on a narrow support.
+    narrow: NarrowSupport,
+    lock: FootLock,
     last_probe: FootProbeResult,
-    /// Tread placement: the wanted and the applied (smoothed) xz offset of the foot (m).
-    placement_world: Vec2,
-    placement_applied_world: Vec2,
-    planted: bool,
-    /// Time since this foot lifted off (s) and how long its last swing lasted (s; 0 until
-    /// one has been seen).
-    swing_time_s: f32,
-    last_swing_s: f32,
-    /// Just landed, or set off an edge onto another tread: the next plane found under the
-    /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
-    replant: bool,
     /// Where the animation had the ball last tick (world xz, as the lock sees it), for
     /// its speed over the ground.
     last_ball_xz: Option<Vec2>,
-    /// Narrow support (a beam): the foot is brought in toward the body's line by this
-    /// (world xz, smoothed) while the ground where the animation would set it down is far
-    /// below the body's.
-    narrow: bool,
-    narrow_shift_world: Vec2,
-    /// The last probes found the landing far below the body's ground (past an edge beside
-    /// it, or a step or a ledge ahead): the next probe also checks the body's line.
-    landing_low: bool,
-    /// Height of the ground under the ball when this swing lifted off (m), to tell a swing
-    /// onto another tread of a flight from one along the level.
-    liftoff_height_m: Option<f32>,
-    /// The plane this foot stood on when its swing lifted off: the ground a swing starts
-    /// from, and carries on over it (a ramp's), whatever it passes over on the way.
-    liftoff_plane: Option<SupportPlane>,
     /// How much of the forefoot-first pitch the foot has (0..1): in over the end of a
     /// swing onto a step, out as the heel comes down after touch-down.
     stair_pitch_w: f32,
@@ -303,21 +279,7 @@ impl FootState {
     /// Where the foot is moved from where the animation has it (world xz): onto one tread
     /// (tread placement) and in toward the body's line on a narrow support.
     fn placement_world(&self) -> Vec2 {
-        self.placement_applied_world + self.narrow_shift_world
-    }
-
-    /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is
-    /// expected to land (read on the animation's contact curve, else its last swing's
-    /// length minus the time swung so far) — a foot about to land looks where it lands,
-    /// not a stride further.
-    fn swing_time_left_s(&self, look_ahead_s: f32, landing_in_s: f32) -> f32 {
-        if landing_in_s.is_finite() {
-            look_ahead_s.min(landing_in_s.max(0.0))
-        } else if self.last_swing_s > 0.0 {
-            look_ahead_s.min((self.last_swing_s - self.swing_time_s).max(0.0))
-        } else {
-            look_ahead_s
-        }
+        self.placement.applied_world + self.narrow.shift_world
     }
 }
 
@@ -459,13 +421,13 @@ impl FootIk {
                     Some((plane, source)) => {
                         // The first plane ever (spawn, or the first batched result):
                         // nothing to fade from.
-                        state.support = if first || state.plane.is_none() {
+                        state.ground.support = if first || state.ground.plane.is_none() {
                             1.0
                         } else {
-                            ease(state.support, 1.0, dt_s, config.miss_fade_s)
+                            ease(state.ground.support, 1.0, dt_s, config.miss_fade_s)
                         };
-                        state.source = Some(source);
-                        state.second_plane = other_surface(&result, source);
+                        state.ground.source = Some(source);
+                        state.ground.second_plane = other_surface(&result, source);
                         // A swinging foot that will be set down on one tread of a step
                         // takes that tread's plane, not the higher one: a toe probe a
                         // hair past the next riser must not lift the whole foot a step.
@@ -475,23 +437,23 @@ impl FootIk {
                         if let (SupportSource::Edge, true, Some(shift)) = (
                             source,
                             state.contact < 0.5 && !state.lock.is_locked(),
-                            tread_shift(&result, &config, state.placement_applied_world, true),
+                            tread_shift(&result, &config, state.placement.applied_world, true),
                         ) {
                             let toward_toe =
                                 shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
                             if let Some(side) = tread_plane(&result, toward_toe) {
                                 plane = side;
-                                state.second_plane = None;
+                                state.ground.second_plane = None;
                             }
                         }
                         // Heights are compared where the foot is going (the landing
                         // point), not extrapolated back to where it is.
                         let ahead = result.look_ahead_used_xz;
                         let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
-                        let previous = state.plane.map(|p| (p, state.plane_eval_xz));
-                        let ahead_grew = ahead.length() > state.plane_ahead_m;
-                        state.plane_eval_xz = Vec2::new(eval.x, eval.z);
-                        state.plane_ahead_m = ahead.length();
+                        let previous = state.ground.plane.map(|p| (p, state.ground.plane_eval_xz));
+                        let ahead_grew = ahead.length() > state.ground.plane_ahead_m;
+                        state.ground.plane_eval_xz = Vec2::new(eval.x, eval.z);
+                        state.ground.plane_ahead_m = ahead.length();
                         // IK-6's two speeds, but a swinging foot's plane must have arrived
                         // by the time it lands: at least 3 time constants in the swing left.
                         let mut rate_per_s = lerp(
@@ -504,8 +466,8 @@ impl FootIk {
                             rate_per_s = rate_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
                         }
                         let under_foot = ahead.length_squared() < 1e-6;
-                        state.plane = if state.replant && under_foot {
-                            state.replant = false;
+                        state.ground.plane = if state.ground.replant && under_foot {
+                            state.ground.replant = false;
                             Some(plane)
                         } else {
                             Some(smooth_plane(
@@ -515,9 +477,10 @@ impl FootIk {
                     }
                     None => {
                         // IK-3: keep the last plane, fade the IK out.
-                        state.support = ease(state.support, 0.0, dt_s, config.miss_fade_s);
-                        state.source = None;
-                        state.second_plane = None;
+                        state.ground.support =
+                            ease(state.ground.support, 0.0, dt_s, config.miss_fade_s);
+                        state.ground.source = None;
+                        state.ground.second_plane = None;
                         moving_all_missed[i] = !result.any_hit() && state.contact < 0.5;
                     }
                 }
@@ -525,30 +488,31 @@ impl FootIk {
             // Tread placement: a new swing starts from the animation; while swinging, a
             // landing across an edge moves the foot onto one tread, the shorter way.
             let planted_now = state.contact >= 0.5;
-            if state.planted && !planted_now {
-                state.placement_world = Vec2::ZERO;
-                state.swing_time_s = 0.0;
+            if state.swing.planted && !planted_now {
+                state.placement.wanted_world = Vec2::ZERO;
+                state.swing.time_s = 0.0;
                 let ball = ball_xz[i];
-                state.liftoff_height_m = state.plane.map(|p| p.height_at(ball.x, ball.y));
-                state.liftoff_plane = state.plane;
+                state.swing.liftoff_height_m =
+                    state.ground.plane.map(|p| p.height_at(ball.x, ball.y));
+                state.swing.liftoff_plane = state.ground.plane;
             }
-            if planted_now && !state.planted && state.swing_time_s > 0.0 {
-                state.last_swing_s = state.swing_time_s;
+            if planted_now && !state.swing.planted && state.swing.time_s > 0.0 {
+                state.swing.last_s = state.swing.time_s;
             }
             if !planted_now {
-                state.swing_time_s += dt_s;
+                state.swing.time_s += dt_s;
             }
-            state.planted = planted_now;
+            state.swing.planted = planted_now;
             // Only in the air: once the lock has the foot (it pins on the curve's own
             // rise, before the eased contact reaches 0.5) probes cast where the animation
             // carries on would pull it off the tread it landed on.
             if !planted_now && !state.lock.is_locked() && result.ran {
                 if let (Some(SupportSource::Edge), Some(shift)) = (
-                    state.source,
-                    tread_shift(&result, &config, state.placement_applied_world, true),
+                    state.ground.source,
+                    tread_shift(&result, &config, state.placement.applied_world, true),
                 ) {
                     // The probes were cast with the applied placement, not the wanted one.
-                    state.placement_world = state.placement_applied_world + shift;
+                    state.placement.wanted_world = state.placement.applied_world + shift;
                 }
             }
             // Like the plane, a placement found late in the swing must be in by touch-down:
@@ -559,21 +523,21 @@ impl FootIk {
                 placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
             }
             let placement_rate = damp_share(placement_per_s, dt_s);
-            state.placement_applied_world +=
-                (state.placement_world - state.placement_applied_world) * placement_rate;
+            state.placement.applied_world +=
+                (state.placement.wanted_world - state.placement.applied_world) * placement_rate;
             out.feet[i] = FootReport {
                 contact: state.contact,
                 predicted_world: result.ran.then_some(result.predicted_world),
                 heel_hit: state.last_probe.heel.is_some(),
                 toe_hit: state.last_probe.toe.is_some(),
-                source: state.source,
+                source: state.ground.source,
                 ankle_target_world: ankle_anim_world,
                 ..FootReport::default()
             };
-            let Some(mut plane) = state.plane else {
+            let Some(mut plane) = state.ground.plane else {
                 continue;
             };
-            let alpha = self.weight * state.support * input.lod_weight.clamp(0.0, 1.0);
+            let alpha = self.weight * state.ground.support * input.lod_weight.clamp(0.0, 1.0);
             alphas[i] = alpha;
 
             // IK-4: the foot turns to the plane (clamped).
@@ -648,16 +612,16 @@ impl FootIk {
                     // The first probes where it stands give its plane outright: eased in
                     // at the stance rate, a tread a few cm off would hold the sole in it
                     // (or above it) for several ticks.
-                    state.replant = true;
+                    state.ground.replant = true;
                 }
                 match (
                     settle_now,
-                    state.source,
+                    state.ground.source,
                     tread_shift(&result, &config, Vec2::ZERO, false),
                 ) {
                     (true, Some(SupportSource::Edge), Some(shift)) => {
                         state.lock.nudge(shift);
-                        state.replant = true;
+                        state.ground.replant = true;
                         landed_now = true;
                         // It stands on that tread from this tick on: set down on the
                         // plane it left, a ball moved onto the higher tread is in the step.
@@ -665,8 +629,8 @@ impl FootIk {
                             shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
                         if let Some(tread) = tread_plane(&result, toward_toe) {
                             plane = tread;
-                            state.plane = Some(tread);
-                            state.second_plane = None;
+                            state.ground.plane = Some(tread);
+                            state.ground.second_plane = None;
                         }
                         pinned + shift
                     }
@@ -719,13 +683,13 @@ impl FootIk {
             let swinging = look_ahead_xz.length_squared() > 1e-6;
             let landing_in_s = input.landing_in_s[i];
             let swing_progress = if landing_in_s.is_finite() && landing_in_s > 0.0 {
-                state.swing_time_s / (state.swing_time_s + landing_in_s)
+                state.swing.time_s / (state.swing.time_s + landing_in_s)
             } else {
                 1.0
             };
             let ground_at = |at: Vec2| {
                 let mut ground = plane.height_at(at.x, at.y);
-                if let Some(second) = state.second_plane {
+                if let Some(second) = state.ground.second_plane {
                     ground = ground.max(second.height_at(at.x, at.y));
                 }
                 ground
@@ -761,7 +725,7 @@ impl FootIk {
                     // Going up, from the ground it left, not from what it is over now: a
                     // nosing or a ramp's foot passed under the sole would restart the
                     // climb from another height (what it is over is cleared below).
-                    let (here_m, carried_m) = match state.liftoff_plane {
+                    let (here_m, carried_m) = match state.swing.liftoff_plane {
                         Some(left) if left.height_at(sole_xz.x, sole_xz.y) < here_m => (
                             left.height_at(sole_xz.x, sole_xz.y),
                             left.height_at(landing_xz.x, landing_xz.y),
@@ -911,7 +875,7 @@ impl FootIk {
             let landing_in_s = input.landing_in_s[i];
             if let (Some(landed), Some(plane), true) = (
                 input.landing_feet_model[i],
-                state.plane,
+                state.ground.plane,
                 state.contact < 0.5 && landing_in_s.is_finite() && landing_in_s >= 0.0,
             ) {
                 let anticipation = 1.0 - (landing_in_s / anticipation_s).clamp(0.0, 1.0);

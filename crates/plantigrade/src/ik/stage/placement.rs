@@ -8,6 +8,26 @@ use crate::ik::foot::FootProbeResult;
 use crate::math::{damp_share, smoothstep};
 use crate::world::RayHit;
 
+/// Tread placement, carried between ticks: the wanted and the applied (smoothed) xz offset
+/// of the foot (m).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Placement {
+    pub(super) wanted_world: Vec2,
+    pub(super) applied_world: Vec2,
+}
+
+/// Narrow support (a beam), carried between ticks: the foot is brought in toward the body's
+/// line by `shift_world` (world xz, smoothed) while the ground where the animation would set
+/// it down is far below the body's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct NarrowSupport {
+    pub(super) active: bool,
+    pub(super) shift_world: Vec2,
+    /// The last probes found the landing far below the body's ground (past an edge beside
+    /// it, or a step or a ledge ahead): the next probe also checks the body's line.
+    pub(super) landing_low: bool,
+}
+
 /// A swinging sole's ground (m) at `swing_progress` (0 lift-off … 1 touch-down): from
 /// `here_m` (the ground under it) to `there_m` (where it lands). The part of the rise the
 /// surface under it carries on to the landing (`carried_m`, a ramp's) is followed over
@@ -61,7 +81,7 @@ const NARROW_OFFSET_M: f32 = 0.02;
 
 /// Narrow supports (a beam narrower than the stance): when the probes find the landing far
 /// below the body's ground while the body's line at the landing is on it, the foot is
-/// brought in toward that line (`narrow_shift_world`) until its probes find the support,
+/// brought in toward that line ([`NarrowSupport::shift_world`]) until its probes find the support,
 /// and the low hits are not taken as ground meanwhile (a foot never reaches down past the
 /// edge). Once the ground where the animation would set the foot down is the body's again,
 /// the shift goes. Steps and ledges ahead are low at the body's line too: left alone.
@@ -79,33 +99,35 @@ pub(super) fn narrow_support(
     let landing_low =
         input.grounded && result.heel.is_some() && off(result.heel) && off(result.toe);
     match result.support_check {
-        Some(check) if !state.narrow && landing_low && on(check) => state.narrow = true,
-        Some(check) if state.narrow && on(check) => state.narrow = false,
+        Some(check) if !state.narrow.active && landing_low && on(check) => {
+            state.narrow.active = true
+        }
+        Some(check) if state.narrow.active && on(check) => state.narrow.active = false,
         _ => {}
     }
     if !input.grounded {
-        state.narrow = false;
+        state.narrow.active = false;
     }
-    state.landing_low = landing_low;
+    state.narrow.landing_low = landing_low;
     // Only a swinging foot moves; a planted one stays where it was set down.
     let left = facing * Vec3::X;
     let left_xz = Vec2::new(left.x, left.z);
     if state.contact < 0.5 && dt_s > 0.0 {
-        let target = if state.narrow {
+        let target = if state.narrow.active {
             let mid = result.predicted_world - input.root_world;
             let lateral = Vec2::new(mid.x, mid.z).dot(left_xz);
-            let unshifted = lateral - state.narrow_shift_world.dot(left_xz);
+            let unshifted = lateral - state.narrow.shift_world.dot(left_xz);
             let wanted = unshifted.signum() * unshifted.abs().min(NARROW_OFFSET_M);
             left_xz * (wanted - unshifted)
         } else {
             Vec2::ZERO
         };
         let rate = damp_share(config.swing_smoothing_per_s, dt_s);
-        state.narrow_shift_world += (target - state.narrow_shift_world) * rate;
+        state.narrow.shift_world += (target - state.narrow.shift_world) * rate;
     }
     // Off the support while still being brought in: not ground to stand on. The foot
     // keeps to the support's height, found on the body's line, meanwhile.
-    if state.narrow && landing_low {
+    if state.narrow.active && landing_low {
         let support = result.support_check.flatten().filter(|h| on(Some(*h)));
         let at = |xz: Vec2| {
             support.map(|h| RayHit {

@@ -61,7 +61,9 @@ impl FootIk {
             let time_left_s = if landing.is_some() {
                 input.landing_in_s[i].max(0.0)
             } else {
-                self.feet[i].swing_time_left_s(look_ahead_s, input.landing_in_s[i])
+                self.feet[i]
+                    .swing
+                    .time_left_s(look_ahead_s, input.landing_in_s[i])
             };
             let landing_offset = landing.map_or(Vec2::ZERO, |landing| {
                 let landed_ball = input.root_world + facing * landing.ball_model + placement;
@@ -80,9 +82,9 @@ impl FootIk {
             let left = facing * Vec3::X;
             let support_check_offset_world = if self.config.mode != FootIkMode::Predictive {
                 None
-            } else if state.narrow {
-                Some(-state.narrow_shift_world)
-            } else if state.landing_low {
+            } else if state.narrow.active {
+                Some(-state.narrow.shift_world)
+            } else if state.narrow.landing_low {
                 let mid = 0.5 * (heel_world + ball_world) - input.root_world;
                 let lateral = mid.dot(left);
                 Some(Vec2::new(-left.x, -left.z) * lateral)

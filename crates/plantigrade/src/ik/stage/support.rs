@@ -4,8 +4,27 @@
 use glam::{Vec2, Vec3};
 
 use super::FootIkConfig;
-use crate::ik::foot::{FootProbeResult, SupportPlane};
+use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
 use crate::math::damp_share;
+
+/// The ground under a foot, carried between ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Ground {
+    /// 1 while probes find support, fading to 0 over `miss_fade_s` after a total miss.
+    pub(super) support: f32,
+    pub(super) plane: Option<SupportPlane>,
+    /// Where the plane was last evaluated (world xz).
+    pub(super) plane_eval_xz: Vec2,
+    /// How far ahead of the foot (m) that was: a look-ahead that grows (a lift-off) moves
+    /// the evaluation point without saying anything new about the ground.
+    pub(super) plane_ahead_m: f32,
+    /// On an edge, the lower surface's plane: the sole stays above it too.
+    pub(super) second_plane: Option<SupportPlane>,
+    pub(super) source: Option<SupportSource>,
+    /// Just landed, or set off an edge onto another tread: the next plane found under the
+    /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
+    pub(super) replant: bool,
+}
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
 /// foot (world xz) that puts it fully on one side, with the margin; `None` without a
