@@ -1,6 +1,9 @@
-//! The gait phase of each foot: how long it has swung, how long its swings last, and the
-//! ground it lifted off from.
+//! The gait phase of each foot: its contact (IK-5), how long it has swung, how long its
+//! swings last, and the ground it lifted off from.
 
+use glam::{Vec2, Vec3};
+
+use super::{ease, FootIkConfig, FootState, Tick};
 use crate::ik::foot::SupportPlane;
 
 /// A foot's swing, carried between ticks.
@@ -33,4 +36,60 @@ impl Swing {
             look_ahead_s
         }
     }
+}
+
+/// IK-5: the foot's contact this tick, and the eased contact brought up to date in
+/// `state`. Returns the contact before easing (the lock pins on it).
+pub(super) fn update_contact(
+    state: &mut FootState,
+    contact_curve: f32,
+    ankle_anim_world: Vec3,
+    tick: &Tick,
+    config: &FootIkConfig,
+) -> f32 {
+    let (dt_s, first) = (tick.dt_s, tick.first);
+    // IK-5: contact from the curve, else from the foot's own speed.
+    let raw_contact = if contact_curve.is_finite() {
+        contact_curve.clamp(0.0, 1.0)
+    } else {
+        let speed = match (state.prev_ankle_world, dt_s > 0.0) {
+            (Some(prev), true) => {
+                let d = ankle_anim_world - prev;
+                Vec2::new(d.x, d.z).length() / dt_s
+            }
+            _ => 0.0,
+        };
+        (speed < config.contact_speed_threshold_m_s) as u8 as f32
+    };
+    state.prev_ankle_world = Some(ankle_anim_world);
+    state.contact = if first {
+        raw_contact
+    } else {
+        ease(state.contact, raw_contact, dt_s, config.contact_ease_s)
+    };
+    raw_contact
+}
+
+/// Lift-off and touch-down, on the eased contact: a swing starts from the animation and
+/// the ground the foot stood on, and a touch-down keeps how long the swing lasted. Returns
+/// whether the foot is planted now.
+pub(super) fn update_swing(state: &mut FootState, ball_xz: Vec2, dt_s: f32) -> bool {
+    // Tread placement: a new swing starts from the animation; while swinging, a
+    // landing across an edge moves the foot onto one tread, the shorter way.
+    let planted_now = state.contact >= 0.5;
+    if state.swing.planted && !planted_now {
+        state.placement.wanted_world = Vec2::ZERO;
+        state.swing.time_s = 0.0;
+        let ball = ball_xz;
+        state.swing.liftoff_height_m = state.ground.plane.map(|p| p.height_at(ball.x, ball.y));
+        state.swing.liftoff_plane = state.ground.plane;
+    }
+    if planted_now && !state.swing.planted && state.swing.time_s > 0.0 {
+        state.swing.last_s = state.swing.time_s;
+    }
+    if !planted_now {
+        state.swing.time_s += dt_s;
+    }
+    state.swing.planted = planted_now;
+    planted_now
 }

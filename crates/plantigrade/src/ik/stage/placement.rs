@@ -3,10 +3,28 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use super::{lerp, FootIkConfig, FootIkInput, FootState};
-use crate::ik::foot::FootProbeResult;
+use super::locking::Held;
+use super::support::tread_shift;
+use super::{
+    lerp, AnimatedFoot, FeetTargets, FootIkConfig, FootIkInput, FootIkOutput, FootState, FootTick,
+    Tick, LANDING_TIME_CONSTANTS,
+};
+use crate::ik::feet_gap::feet_distance_m;
+use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
 use crate::math::{damp_share, smoothstep};
 use crate::world::RayHit;
+
+/// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
+/// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
+const SWING_CLEARANCE_S: f32 = 0.015;
+const SWING_CLEARANCE_MAX_M: f32 = 0.025;
+/// Airborne, a foot's sole keeps at least this much above the ground under it (m): over
+/// the ground-skid height, so a foot crossing an edge does not skim it.
+const AIRBORNE_CLEARANCE_M: f32 = 0.015;
+
+/// The least distance a swinging foot keeps from the planted one (m): the lab's gate is
+/// 5 cm between the feet's ankle–heel–ball segments; a little more, for the solve.
+const FEET_CLEARANCE_M: f32 = 0.06;
 
 /// Tread placement, carried between ticks: the wanted and the applied (smoothed) xz offset
 /// of the foot (m).
@@ -26,6 +44,286 @@ pub(super) struct NarrowSupport {
     /// The last probes found the landing far below the body's ground (past an edge beside
     /// it, or a step or a ledge ahead): the next probe also checks the body's line.
     pub(super) landing_low: bool,
+}
+
+/// Tread placement, after the swing's phase: while swinging, a landing across an edge
+/// moves the foot onto one tread; the applied placement eases toward the wanted one.
+pub(super) fn update_tread_placement(
+    state: &mut FootState,
+    foot: &FootTick,
+    planted_now: bool,
+    dt_s: f32,
+    config: &FootIkConfig,
+) {
+    let result = foot.result;
+    // Only in the air: once the lock has the foot (it pins on the curve's own
+    // rise, before the eased contact reaches 0.5) probes cast where the animation
+    // carries on would pull it off the tread it landed on.
+    if !planted_now && !state.lock.is_locked() && result.ran {
+        if let (Some(SupportSource::Edge), Some(shift)) = (
+            state.ground.source,
+            tread_shift(&result, config, state.placement.applied_world, true),
+        ) {
+            // The probes were cast with the applied placement, not the wanted one.
+            state.placement.wanted_world = state.placement.applied_world + shift;
+        }
+    }
+    // Like the plane, a placement found late in the swing must be in by touch-down:
+    // a foot set down short of it is nudged onto its tread on landing, a visible pop.
+    let mut placement_per_s = config.swing_smoothing_per_s;
+    let landing_in_s = foot.landing_in_s;
+    if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
+        placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+    }
+    let placement_rate = damp_share(placement_per_s, dt_s);
+    state.placement.applied_world +=
+        (state.placement.wanted_world - state.placement.applied_world) * placement_rate;
+}
+
+/// Where the ankle goes (world xz): behind the ball the lock holds at `anchored_ball_xz`,
+/// by the aligned foot's offset.
+pub(super) fn ankle_xz(
+    anchored_ball_xz: Vec2,
+    align: Quat,
+    anim: &AnimatedFoot,
+    facing: Quat,
+) -> Vec2 {
+    let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
+    let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
+    anchored_ball_xz - ball_offset_xz
+}
+
+/// The ankle's height (world y, m) that sets the foot held at `xz` on its ground, each sole
+/// point (heel, ball) over the ground under it: a swinging foot's climbs from lift-off to
+/// landing, and the animation's lift over it is kept. Also returns the probe hits under
+/// the foot (what it must clear).
+pub(super) fn ankle_height_m(
+    state: &FootState,
+    foot: &FootTick,
+    held: &Held,
+    align: Quat,
+    xz: Vec2,
+    facing: Quat,
+) -> (f32, [Option<RayHit>; 2]) {
+    let anim = foot.anim;
+    let plane = held.plane;
+    let (ball_speed_m_s, landed_now) = (held.ball_speed_m_s, held.landed_now);
+    // Never below its own ground: a blend that sinks a sole must not sink it here.
+    let mut lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+    // A swinging foot the animation carries along the floor (two gaits' swings,
+    // or a gait and a rest pose, blended low) is held clear of it, by more the
+    // faster it goes: it would skid otherwise. A gait's own touch-down and
+    // lift-off are vertical over the ground, so they get none.
+    if let (false, true, Some(speed)) =
+        (state.lock.is_locked(), state.contact < 0.5, ball_speed_m_s)
+    {
+        lift_m = lift_m.max((speed * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M));
+    }
+    // A swinging foot also clears the ground it is above now (a step down ahead
+    // must not pull it through the nosing it has not passed yet).
+    let look_ahead_xz = if state.lock.is_locked() {
+        Vec2::ZERO
+    } else {
+        state.last_probe.look_ahead_used_xz
+    };
+    // With no look-ahead left (end of the swing) the probes themselves are under
+    // the foot: their raw hits, not the smoothed plane, are what it must clear.
+    let probe = &state.last_probe;
+    let under_foot = if probe.look_ahead_used_xz.length_squared() > 1e-6 {
+        [probe.heel_here, probe.toe_here]
+    } else {
+        [probe.heel, probe.toe]
+    };
+    // Swinging, or landing this very tick (the smoothed plane has not caught up
+    // with where the foot is set down yet).
+    let clear = state.contact < 0.5 || landed_now;
+    let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
+    // A swinging foot's ground goes, over the swing, from the ground under it at
+    // lift-off to the ground where it lands at touch-down: a landing a stride up a
+    // ramp or a flight is climbed to, not leapt to (and the plane fitted there is
+    // not stretched back to where the foot is). What is under it is cleared too.
+    let swinging = look_ahead_xz.length_squared() > 1e-6;
+    let landing_in_s = foot.landing_in_s;
+    let swing_progress = if landing_in_s.is_finite() && landing_in_s > 0.0 {
+        state.swing.time_s / (state.swing.time_s + landing_in_s)
+    } else {
+        1.0
+    };
+    let ground_at = |at: Vec2| {
+        let mut ground = plane.height_at(at.x, at.y);
+        if let Some(second) = state.ground.second_plane {
+            ground = ground.max(second.height_at(at.x, at.y));
+        }
+        ground
+    };
+    let mut ankle_y = f32::MIN;
+    let landing_points = [probe.heel_probe_xz, probe.toe_probe_xz];
+    let landing_top_m = [probe.heel, probe.toe]
+        .into_iter()
+        .flatten()
+        .map(|hit| hit.point.y)
+        .reduce(f32::max)
+        .unwrap_or(f32::INFINITY);
+    for (((sole, here), clear), landing_xz) in [anim.heel_model, anim.ball_model]
+        .into_iter()
+        .zip(under_foot)
+        .zip(clearance)
+        .zip(landing_points)
+    {
+        let offset_world = facing * (align * (sole - anim.ankle_model));
+        let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
+        let mut sole_y = if swinging {
+            // The surface under the foot, carried on to the landing: a ramp's own
+            // rise, followed over the whole swing; what the landing has above it
+            // is a step.
+            let (here_m, carried_m) = match here {
+                Some(h) => (
+                    h.point.y,
+                    SupportPlane::through(h.point, h.normal)
+                        .map_or(h.point.y, |p| p.height_at(landing_xz.x, landing_xz.y)),
+                ),
+                None => (ground_at(sole_xz), ground_at(landing_xz)),
+            };
+            // Going up, from the ground it left, not from what it is over now: a
+            // nosing or a ramp's foot passed under the sole would restart the
+            // climb from another height (what it is over is cleared below).
+            let (here_m, carried_m) = match state.swing.liftoff_plane {
+                Some(left) if left.height_at(sole_xz.x, sole_xz.y) < here_m => (
+                    left.height_at(sole_xz.x, sole_xz.y),
+                    left.height_at(landing_xz.x, landing_xz.y),
+                ),
+                _ => (here_m, carried_m),
+            };
+            // Near touch-down the plane there is also where the foot is (one that
+            // overshoots its landing spot up a slope clears the ground it is over).
+            // A plane still easing over from where the foot was (a ramp's, up to
+            // its crest) is not let above what the probes hit at the landing: it
+            // would be climbed to and dropped from.
+            let there_m = ground_at(landing_xz)
+                .min(landing_top_m)
+                .max(ground_at(sole_xz));
+            let climbed_m = swing_ground_m(here_m, carried_m, there_m, swing_progress);
+            // The animation's lift over the ground climbed to, but a climb is
+            // not stacked on a high swing (a run's heel kick over two treads
+            // would fold the leg into the hip): the foot keeps the animation's
+            // height over the ground it left, or a step's clearance over the
+            // ground it climbs to, whichever is higher.
+            let over_left_m = here_m.min(climbed_m) + lift_m;
+            over_left_m.max(climbed_m + lift_m.min(CLIMB_LIFT_MAX_M))
+        } else {
+            // Landed (no look-ahead left): the ground under itself.
+            ground_at(sole_xz) + lift_m
+        };
+        if let Some(here) = clear {
+            sole_y = sole_y.max(here + lift_m);
+        }
+        ankle_y = ankle_y.max(sole_y - offset_world.y);
+    }
+    (ankle_y, under_foot)
+}
+
+/// The blended ankle target of an airborne foot kept clear of the hits `under_foot`; a foot
+/// raised keeps a little IK weight (`alpha`) so the raise is applied.
+pub(super) fn clear_ground_airborne(
+    blended: &mut Vec3,
+    alpha: &mut f32,
+    grounded: bool,
+    under_foot: [Option<RayHit>; 2],
+    anim: &AnimatedFoot,
+    align: Quat,
+    facing: Quat,
+) {
+    // Airborne the IK fades out to the animation, but a foot is never let down
+    // into what is under it, nor skimming it (the trailing foot of a step off a
+    // ledge crosses its edge as the body drops).
+    if !grounded {
+        let mut floor_y = f32::MIN;
+        for (sole, hit) in [anim.heel_model, anim.ball_model]
+            .into_iter()
+            .zip(under_foot)
+        {
+            if let Some(hit) = hit {
+                let offset_world = facing * (align * (sole - anim.ankle_model));
+                floor_y = floor_y.max(hit.point.y - offset_world.y);
+            }
+        }
+        let clear_y = floor_y + AIRBORNE_CLEARANCE_M;
+        if blended.y < clear_y {
+            blended.y = clear_y;
+            *alpha = alpha.max(1e-3);
+        }
+    }
+}
+
+/// The bounded drop of a swinging foot's target ([`limit_drop_m`]), and its height and
+/// vertical speed kept for the next tick. Returns whether the foot swings free (grounded,
+/// unlocked, off its contact).
+pub(super) fn limit_swing_drop(
+    state: &mut FootState,
+    blended: &mut Vec3,
+    grounded: bool,
+    dt_s: f32,
+) -> bool {
+    // A swinging foot whose ground drops away under it (past a nosing, off a
+    // ledge) follows it down at most as fast as a body falls hard, not a tread
+    // in one tick (a 20–25 cm pop). Only down, where holding back lifts the foot
+    // clear, never into anything.
+    let swinging_free = grounded && !state.lock.is_locked() && state.contact < 0.5;
+    if let (true, Some((last_y, last_speed))) = (swinging_free, state.last_target_y) {
+        blended.y = blended.y.max(limit_drop_m(last_y, last_speed, dt_s));
+    }
+    state.last_target_y = match (blended.is_finite(), state.last_target_y) {
+        (true, Some((last_y, _))) if dt_s > 0.0 => Some((blended.y, (blended.y - last_y) / dt_s)),
+        (true, _) => Some((blended.y, 0.0)),
+        (false, _) => None,
+    };
+    swinging_free
+}
+
+/// After both feet have targets: a swinging foot too close to the planted one is lifted.
+pub(super) fn keep_feet_apart(feet: &mut FeetTargets, tick: &Tick, out: &mut FootIkOutput) {
+    let (animated, facing) = (&tick.animated, tick.facing);
+    let FeetTargets {
+        targets_world,
+        align_model,
+        swinging_free,
+        alphas,
+        ..
+    } = feet;
+    // The feet never through each other: a swinging foot passing close by the planted
+    // one (a crossover uncrossing as a sideways run stops) is lifted over it, by as
+    // much as it comes closer than FEET_CLEARANCE_M. Only up, so it never sinks.
+    let sole_world = |k: usize, ankle: Vec3| {
+        let anim = &animated[k];
+        let offset = |p: Vec3| facing * (align_model[k] * (p - anim.ankle_model));
+        [
+            ankle,
+            ankle + offset(anim.heel_model),
+            ankle + offset(anim.ball_model),
+        ]
+    };
+    for i in 0..2 {
+        // Both feet solved this tick: one with no support plane has no target (it
+        // keeps the animation) to keep clear of.
+        if !swinging_free[i] || swinging_free[1 - i] || alphas[i] <= 0.0 || alphas[1 - i] <= 0.0 {
+            continue;
+        }
+        // Lifting a foot beside the other (rather than above it) gains less than the
+        // lift: a few rounds reach the clearance from any side.
+        for _ in 0..4 {
+            let Some(gap_m) = feet_distance_m(
+                sole_world(i, targets_world[i]),
+                sole_world(1 - i, targets_world[1 - i]),
+            ) else {
+                break;
+            };
+            if gap_m >= FEET_CLEARANCE_M {
+                break;
+            }
+            targets_world[i].y += FEET_CLEARANCE_M - gap_m;
+            out.feet[i].ankle_target_world = targets_world[i];
+        }
+    }
 }
 
 /// A swinging sole's ground (m) at `swing_progress` (0 lift-off … 1 touch-down): from

@@ -3,9 +3,12 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use super::{AnimatedFoot, FootIk, FootIkInput, NO_SUPPORT_MIN_SPEED_M_S};
-use crate::ik::foot::{FootIkMode, FootProbeRequest};
+use super::{AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkInput};
+use crate::ik::foot::{FootIkMode, FootProbeRequest, FootProbeResult};
 use crate::math::finite_or;
+
+/// Below this horizontal speed (m/s) nothing is "ahead" (IK-10).
+const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
 
 impl FootIk {
     /// Step 1: where each foot should probe this tick (IK-1). A planted foot probes where
@@ -111,4 +114,20 @@ impl FootIk {
             }
         })
     }
+}
+
+/// IK-10, after the feet are placed: moving, and the feed-forward ray or every probe of a
+/// swinging foot missed: no ground ahead.
+pub(super) fn no_support_ahead(
+    config: &FootIkConfig,
+    input: &FootIkInput,
+    results: &[FootProbeResult; 2],
+    feet: &FeetTargets,
+) -> bool {
+    let moving_all_missed = feet.moving_all_missed;
+    let speed = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+    let ahead_missed = results.iter().any(|r| matches!(r.ahead, Some(None)));
+    config.mode == FootIkMode::Predictive
+        && speed > NO_SUPPORT_MIN_SPEED_M_S
+        && (ahead_missed || moving_all_missed.iter().any(|&m| m))
 }

@@ -3,8 +3,10 @@
 
 use glam::{Vec2, Vec3};
 
-use super::FootIkConfig;
-use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
+use super::{ease, lerp, FootIkConfig, FootState, FootTick, Tick, LANDING_TIME_CONSTANTS};
+use crate::ik::foot::{
+    fit_support_plane, other_surface, tread_plane, FootProbeResult, SupportPlane, SupportSource,
+};
 use crate::math::damp_share;
 
 /// The ground under a foot, carried between ticks.
@@ -24,6 +26,89 @@ pub(super) struct Ground {
     /// Just landed, or set off an edge onto another tread: the next plane found under the
     /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
     pub(super) replant: bool,
+}
+
+/// IK-4, IK-6: this tick's probes (when they ran) fitted to a plane, and the foot's
+/// smoothed plane eased toward it; a total miss keeps the last plane and fades the support
+/// out (IK-3). Returns whether the probes of a swinging foot all missed.
+pub(super) fn update_ground(
+    state: &mut FootState,
+    foot: &FootTick,
+    tick: &Tick,
+    config: &FootIkConfig,
+) -> bool {
+    let (result, ankle_anim_world) = (foot.result, foot.ankle_anim_world);
+    let (dt_s, first) = (tick.dt_s, tick.first);
+    let mut moving_all_missed = false;
+    if result.ran {
+        state.last_probe = result;
+        match fit_support_plane(&result, &config.probe) {
+            Some((plane, source)) => {
+                // The first plane ever (spawn, or the first batched result):
+                // nothing to fade from.
+                state.ground.support = if first || state.ground.plane.is_none() {
+                    1.0
+                } else {
+                    ease(state.ground.support, 1.0, dt_s, config.miss_fade_s)
+                };
+                state.ground.source = Some(source);
+                state.ground.second_plane = other_surface(&result, source);
+                // A swinging foot that will be set down on one tread of a step
+                // takes that tread's plane, not the higher one: a toe probe a
+                // hair past the next riser must not lift the whole foot a step.
+                // A foot the lock already has stands where it is (its heel may hang
+                // off a step up): the higher tread holds it.
+                let mut plane = plane;
+                if let (SupportSource::Edge, true, Some(shift)) = (
+                    source,
+                    state.contact < 0.5 && !state.lock.is_locked(),
+                    tread_shift(&result, config, state.placement.applied_world, true),
+                ) {
+                    let toward_toe = shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
+                    if let Some(side) = tread_plane(&result, toward_toe) {
+                        plane = side;
+                        state.ground.second_plane = None;
+                    }
+                }
+                // Heights are compared where the foot is going (the landing
+                // point), not extrapolated back to where it is.
+                let ahead = result.look_ahead_used_xz;
+                let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
+                let previous = state.ground.plane.map(|p| (p, state.ground.plane_eval_xz));
+                let ahead_grew = ahead.length() > state.ground.plane_ahead_m;
+                state.ground.plane_eval_xz = Vec2::new(eval.x, eval.z);
+                state.ground.plane_ahead_m = ahead.length();
+                // IK-6's two speeds, but a swinging foot's plane must have arrived
+                // by the time it lands: at least 3 time constants in the swing left.
+                let mut rate_per_s = lerp(
+                    config.swing_smoothing_per_s,
+                    config.contact_smoothing_per_s,
+                    state.contact,
+                );
+                let landing_in_s = foot.landing_in_s;
+                if landing_in_s.is_finite() && landing_in_s > 0.0 {
+                    rate_per_s = rate_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+                }
+                let under_foot = ahead.length_squared() < 1e-6;
+                state.ground.plane = if state.ground.replant && under_foot {
+                    state.ground.replant = false;
+                    Some(plane)
+                } else {
+                    Some(smooth_plane(
+                        previous, plane, eval, rate_per_s, dt_s, ahead_grew,
+                    ))
+                };
+            }
+            None => {
+                // IK-3: keep the last plane, fade the IK out.
+                state.ground.support = ease(state.ground.support, 0.0, dt_s, config.miss_fade_s);
+                state.ground.source = None;
+                state.ground.second_plane = None;
+                moving_all_missed = !result.any_hit() && state.contact < 0.5;
+            }
+        }
+    }
+    moving_all_missed
 }
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the

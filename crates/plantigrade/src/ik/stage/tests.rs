@@ -3,6 +3,7 @@
 use super::*;
 use crate::ik::foot::run_foot_probe;
 use crate::mannequin::Mannequin;
+use crate::pose::local_to_model;
 use crate::world::testing::HeightWorld;
 use crate::world::{QueryFilter, World};
 
