@@ -4,12 +4,20 @@
 //! Per tick, in order:
 //! 1. [`FootIk::plan_probes`]: from the animated feet (model space, before tilt), the
 //!    character's velocity and each foot's gait phase, where each foot will land
-//!    ([`FootProbeRequest`], IK-1).
+//!    ([`super::foot::FootProbeRequest`], IK-1).
 //! 2. The host runs the requests ([`super::foot::run_foot_probe`]) now, or batches them
 //!    with other characters' and hands the results back next tick (IK-13).
 //! 3. [`FootIk::solve`]: support planes (IK-4), two-speed smoothing (IK-6), foot lock
 //!    (IK-9), the predictive pelvis drop (IK-7), two-bone IK on each leg (IK-8) and the foot
 //!    aligned to its plane, written into the local pose.
+//!
+//! This module holds the stage's types and `solve`, a call per step; the steps live in
+//! their own modules: `probes` (step 1, and IK-10's no support ahead), `phase` (contact and
+//! the swing's timing), `support` (the support plane and tread placement across an edge),
+//! `placement` (narrow supports, where the foot goes and how high, its clearance),
+//! `locking` (how the stage drives [`super::lock::FootLock`]), `pelvis_drop` (how it drives
+//! [`super::pelvis::PelvisOffset`]), `legs` (the two-bone legs and the feet aligned) and
+//! `rig` (the bones, found once).
 //!
 //! Everything is fixed-size per character: no allocation per tick.
 
@@ -489,10 +497,9 @@ impl FootIk {
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);
             let target = Vec3::new(xz.x, ankle_y, xz.y);
             let mut blended = ankle_anim_world.lerp(target, alpha);
-            let alpha_kept = &mut feet.alphas[i];
             clear_ground_airborne(
                 &mut blended,
-                alpha_kept,
+                &mut feet.alphas[i],
                 input.grounded,
                 under_foot,
                 &anim,

@@ -1,5 +1,6 @@
-//! Where a foot goes and how high (IK-1, IK-4): a swinging sole's ground between lift-off
-//! and landing, the bounded drop of a swinging foot, and narrow supports.
+//! Where a foot goes and how high (IK-1, IK-4): tread placement eased in, the ankle behind
+//! the held ball, a swinging sole's ground between lift-off and landing and its clearance,
+//! the bounded drop of a swinging foot, the feet kept apart, and narrow supports.
 
 use glam::{Quat, Vec2, Vec3};
 

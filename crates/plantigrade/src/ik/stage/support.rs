@@ -1,5 +1,6 @@
-//! The support plane under each foot (IK-4, IK-6): the fitted plane smoothed toward where
-//! the foot is going, and tread placement across a step edge.
+//! The support plane under each foot (IK-3, IK-4, IK-6): the fitted plane smoothed toward
+//! where the foot is going, a total miss fading the IK out, and the tread shift that puts a
+//! foot across a step edge onto one tread.
 
 use glam::{Vec2, Vec3};
 
