@@ -1,0 +1,380 @@
+//! The legs (IK-8): the reach helped by rolling a foot onto its ball, the forefoot-first
+//! pitch on stairs, and the model transforms of the legs after they are solved.
+
+use glam::{Quat, Vec2, Vec3};
+
+use super::{
+    lerp, rotation_of, AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkError, FootIkOutput,
+    FootState, FootTick, Tick,
+};
+use crate::ik::foot::SupportPlane;
+use crate::ik::two_bone::{knee_pole_model, TwoBoneIkJob};
+use crate::math::smoothstep;
+use crate::pose::{local_to_model, local_to_model_joints, ModelPose, Pose};
+use crate::skeleton::Skeleton;
+use crate::tilt::{decompose_ground_normal, TiltLimits};
+
+impl FootIk {
+    /// IK-8: each leg solved for its ankle target, a planted foot out of reach rolled onto
+    /// its ball and a swinging one waiting above its target. Returns each foot's roll.
+    pub(super) fn solve_legs(
+        &self,
+        tick: &Tick,
+        feet: &mut FeetTargets,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &mut ModelPose,
+        out: &mut FootIkOutput,
+    ) -> Result<[Quat; 2], FootIkError> {
+        let config = self.config;
+        let (root, facing, animated) = (tick.root_world, tick.facing, &tick.animated);
+        let FeetTargets {
+            targets_world,
+            align_model,
+            alphas,
+            ..
+        } = feet;
+        // IK-8: both legs, then each foot aligned to its plane.
+        let inverse_facing = facing.inverse();
+        let mut reach_rolls = [Quat::IDENTITY; 2];
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let mut target_model = inverse_facing * (targets_world[i] - root);
+            let hip = model.position_model(leg.chain.thigh);
+            let knee = model.position_model(leg.chain.calf);
+            let ankle = model.position_model(leg.chain.foot);
+            // Out of reach while planted: roll onto the ball first (by up to the limit, in
+            // as the contact does so it never pops), and solve for the rolled ankle.
+            let planted = smoothstep(self.feet[i].contact);
+            let reach_m =
+                config.soften.clamp(0.0, 1.0) * (hip.distance(knee) + knee.distance(ankle));
+            // Out of reach while swinging (a foot bound for a tread the pelvis has not come
+            // down to yet): the foot waits above its target rather than being pulled back
+            // along the leg, which on a way down cuts through the nosing it is passing.
+            // Only ahead of the hip (a foot kicked back at toe-off is the solver's), and
+            // eased in over the first few cm past the reach, so a leg the animation itself
+            // stretches straight is left alone.
+            if alphas[i] > 0.0 && planted < 1.0 {
+                let d = target_model - hip;
+                let room_sq = reach_m * reach_m - (d.x * d.x + d.z * d.z);
+                let past_reach_m = d.length() - reach_m;
+                if room_sq > 0.0 && past_reach_m > 0.0 {
+                    let lowest_y = hip.y - room_sq.sqrt();
+                    let weight = smoothstep((past_reach_m / SWING_LIFT_EASE_M).min(1.0))
+                        * smoothstep((d.z / SWING_LIFT_AHEAD_M).clamp(0.0, 1.0));
+                    target_model.y = lerp(target_model.y, lowest_y, weight * (1.0 - planted));
+                    out.feet[i].ankle_target_world = root + facing * target_model;
+                }
+            }
+            if alphas[i] > 0.0 && planted > 0.0 {
+                let anim = &animated[i];
+                let ball_offset = align_model[i] * (anim.ball_model - anim.ankle_model);
+                if let Some((roll, rolled)) = roll_onto_ball(
+                    hip,
+                    reach_m,
+                    target_model,
+                    ball_offset,
+                    align_model[i] * Vec3::Y,
+                    config.max_reach_roll_rad * planted,
+                ) {
+                    target_model = rolled;
+                    align_model[i] = roll * align_model[i];
+                    reach_rolls[i] = roll;
+                    out.feet[i].ankle_target_world = root + facing * rolled;
+                }
+            }
+            let forward = Vec3::Z;
+            // A knee is a hinge about the character's left axis: for the hip→target line
+            // `d`, the knee side that bends the shin backward is `d × left` (forward for a
+            // leg hanging down, down for a foot kicked back to hip height). The animated
+            // knee's side is mixed in at half weight for the leg's own splay; it can never
+            // outvote the hinge, so the knee cannot flip.
+            let animated_pole = knee_pole_model(hip, knee, ankle, forward);
+            let hinge_pole = (target_model - hip)
+                .cross(Vec3::X)
+                .try_normalize()
+                .unwrap_or(forward);
+            let pole = (hinge_pole + 0.5 * animated_pole)
+                .try_normalize()
+                .unwrap_or(hinge_pole);
+            let mut job =
+                TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole).map_err(|_| {
+                    FootIkError::JointOutOfRange {
+                        joint: leg.chain.foot,
+                        num_joints: model.num_joints(),
+                    }
+                })?;
+            job.soften = config.soften;
+            let solved = job.run();
+            if solved.clamped {
+                out.reach_clamps += 1;
+            }
+            // A flip: the solved knee lies on the other side of the hip–target line.
+            if let Some(line) = (target_model - hip).try_normalize() {
+                let knee_offset = solved.mid_model - hip;
+                let knee_offset = knee_offset - line * knee_offset.dot(line);
+                if knee_offset.length() > 1e-3 && knee_offset.dot(pole) < 0.0 {
+                    out.knee_flips += 1;
+                }
+            }
+            solved
+                .apply_to_pose(skeleton, model, leg.chain.thigh, leg.chain.calf, pose)
+                .map_err(|_| FootIkError::JointOutOfRange {
+                    joint: leg.chain.calf,
+                    num_joints: model.num_joints(),
+                })?;
+        }
+        self.update_legs(skeleton, pose, model)?;
+        Ok(reach_rolls)
+    }
+
+    /// Each foot turned to its alignment on its solved leg (IK-4); the toes of a foot
+    /// rolled onto its ball (`reach_rolls`) stay as they were.
+    pub(super) fn align_feet(
+        &self,
+        tick: &Tick,
+        feet: &FeetTargets,
+        reach_rolls: [Quat; 2],
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &mut ModelPose,
+    ) -> Result<(), FootIkError> {
+        let animated = &tick.animated;
+        let (align_model, alphas) = (&feet.align_model, &feet.alphas);
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let foot = leg.chain.foot;
+            let wanted_model = align_model[i] * animated[i].rotation_model;
+            let parent = skeleton
+                .parent(foot)
+                .map_or(Quat::IDENTITY, |p| rotation_of(model, p));
+            let local = (parent.inverse() * wanted_model).normalize();
+            if local.is_finite() && alphas[i] > 0.0 {
+                pose.local_mut()[foot].rotation = local;
+                // The toes stay as they were: a foot rolled onto its ball bends there.
+                let roll = reach_rolls[i];
+                if let (Some(toe), false) = (leg.chain.ball, roll == Quat::IDENTITY) {
+                    if skeleton.parent(toe) == Some(foot) {
+                        let foot_model = (parent * local).normalize();
+                        let unroll = foot_model.inverse() * roll.inverse() * foot_model;
+                        let toe_local = (unroll * pose.local()[toe].rotation).normalize();
+                        if toe_local.is_finite() {
+                            pose.local_mut()[toe].rotation = toe_local;
+                        }
+                    }
+                }
+            }
+        }
+        self.update_legs(skeleton, pose, model)?;
+        Ok(())
+    }
+
+    /// Model transforms of the legs again after their local rotations changed (the rest of
+    /// the skeleton is already up to date).
+    pub(super) fn update_legs(
+        &self,
+        skeleton: &Skeleton,
+        pose: &Pose,
+        model: &mut ModelPose,
+    ) -> Result<(), FootIkError> {
+        match self.rig.leg_joints {
+            [Some(left), Some(right)] => {
+                local_to_model_joints(skeleton, pose, model, left.as_slice())?;
+                local_to_model_joints(skeleton, pose, model, right.as_slice())?;
+            }
+            _ => local_to_model(skeleton, pose, model)?,
+        }
+        Ok(())
+    }
+}
+
+/// IK-4: the foot turned to its plane (clamped), by `alpha` (model space).
+pub(super) fn align_to_plane(
+    plane: SupportPlane,
+    yaw: f32,
+    alpha: f32,
+    config: &FootIkConfig,
+) -> Quat {
+    // IK-4: the foot turns to the plane (clamped).
+    let limits = TiltLimits {
+        max_pitch_rad: config.foot_max_pitch_rad,
+        max_roll_rad: config.foot_max_roll_rad,
+        roll_enabled: true,
+    };
+    let tilt = decompose_ground_normal(plane.normal_world, yaw, &limits);
+    Quat::IDENTITY.slerp(tilt.rotation_model(), alpha)
+}
+
+/// The foot's alignment turned by the lock's yaw and pitched forefoot-first on stairs.
+pub(super) fn turn_foot(
+    state: &mut FootState,
+    align: Quat,
+    foot_yaw: f32,
+    foot: &FootTick,
+    dt_s: f32,
+    config: &FootIkConfig,
+) -> Quat {
+    // A planted foot keeps pointing where it landed while the body turns over it,
+    // or the animation turns it (its heel would otherwise sweep the floor about the
+    // ball), and turns back with its release. Yawed first, then aligned, so its sole
+    // stays on the plane.
+    let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(foot_yaw));
+    align * stair_pitch(state, foot.anim, foot.landing_in_s, config, dt_s)
+}
+
+/// IK-8's reach, helped by the foot: an ankle target farther than `reach_m` from the hip is
+/// brought closer by rolling the foot heel-up about its ball (the foot's ankle→ball vector
+/// `ball_offset`, its sole's `up`, all model space), by the least angle up to `max_rad`
+/// that reaches, or the angle that comes closest. `None` when the target is within reach
+/// or rolling does not help. Returns the roll (model space) and the rolled ankle target.
+pub(super) fn roll_onto_ball(
+    hip: Vec3,
+    reach_m: f32,
+    ankle_target: Vec3,
+    ball_offset: Vec3,
+    up: Vec3,
+    max_rad: f32,
+) -> Option<(Quat, Vec3)> {
+    let usable = max_rad > 0.0 && reach_m > 0.0;
+    if !usable || hip.distance(ankle_target) <= reach_m {
+        return None;
+    }
+    let forward = (ball_offset - up * up.dot(ball_offset)).try_normalize()?;
+    let axis = up.cross(forward).try_normalize()?;
+    let ball = ankle_target + ball_offset;
+    let rolled = |angle: f32| {
+        let roll = Quat::from_axis_angle(axis, angle);
+        (roll, ball - roll * ball_offset)
+    };
+    let miss = |angle: f32| hip.distance(rolled(angle).1) - reach_m;
+    // Coarse steps to the first angle that reaches (or the closest), then bisection.
+    const STEPS: u32 = 8;
+    let (mut lo, mut best, mut best_miss) = (0.0f32, 0.0f32, miss(0.0));
+    for k in 1..=STEPS {
+        let angle = max_rad * k as f32 / STEPS as f32;
+        let m = miss(angle);
+        if m <= 0.0 {
+            let mut hi = angle;
+            for _ in 0..8 {
+                let mid = 0.5 * (lo + hi);
+                if miss(mid) <= 0.0 {
+                    hi = mid;
+                } else {
+                    lo = mid;
+                }
+            }
+            return Some(rolled(hi)).filter(|(r, a)| r.is_finite() && a.is_finite());
+        }
+        if m < best_miss {
+            (best, best_miss) = (angle, m);
+        }
+        lo = angle;
+    }
+    (best > 0.0)
+        .then(|| rolled(best))
+        .filter(|(r, a)| r.is_finite() && a.is_finite())
+}
+
+/// How far past its reach (m) a swinging foot's target must be to be fully raised to it.
+const SWING_LIFT_EASE_M: f32 = 0.03;
+
+/// How far ahead of the hip (m, model +Z) a swinging foot's target must be to be raised
+/// fully; behind the hip it is not raised at all.
+const SWING_LIFT_AHEAD_M: f32 = 0.1;
+
+/// Ground this much higher or lower than at lift-off makes a swing one onto another tread
+/// (m), for the forefoot-first pitch.
+const STAIR_STEP_MIN_M: f32 = 0.05;
+/// A tread is level: its plane's normal within this of vertical (cos of 10°).
+const STAIR_TREAD_MIN_UP: f32 = 0.985;
+
+/// The forefoot-first pitch of a foot on stairs (see [`FootIkConfig::stair_toe_down_rad`]),
+/// as a rotation about the character's lateral axis (model space, toes down), and its
+/// weight brought up to date in `state`: in over the second half of a swing whose landing
+/// (the ball's landing probe's hit) is a level tread
+/// [`STAIR_STEP_MIN_M`] or more above or below where it lifted off, out over
+/// `stair_heel_lower_s` once the lock has the foot (the heel lowers about the ball).
+pub(super) fn stair_pitch(
+    state: &mut FootState,
+    anim: AnimatedFoot,
+    landing_in_s: f32,
+    config: &FootIkConfig,
+    dt_s: f32,
+) -> Quat {
+    if config.stair_toe_down_rad <= 0.0 || dt_s.is_nan() || dt_s < 0.0 {
+        state.stair_pitch_w = 0.0;
+        return Quat::IDENTITY;
+    }
+    if state.lock.is_locked() || state.contact >= 0.5 {
+        let rate = if config.stair_heel_lower_s > 0.0 {
+            dt_s / config.stair_heel_lower_s
+        } else {
+            1.0
+        };
+        state.stair_pitch_w = (state.stair_pitch_w - rate).max(0.0);
+    } else {
+        // Where the ball lands, as its probe found it (the smoothed plane may still be a
+        // ramp's, or a crease's, when the landing is the first tread after a ramp).
+        let onto_step = match (state.swing.liftoff_height_m, state.last_probe.toe) {
+            (Some(liftoff), Some(hit)) => {
+                (hit.point.y - liftoff).abs() >= STAIR_STEP_MIN_M
+                    && hit.normal.y >= STAIR_TREAD_MIN_UP
+            }
+            _ => false,
+        };
+        let progress = if landing_in_s.is_finite() && landing_in_s >= 0.0 {
+            state.swing.time_s / (state.swing.time_s + landing_in_s).max(1e-6)
+        } else {
+            0.0
+        };
+        state.stair_pitch_w = if onto_step {
+            smoothstep(((progress - 0.5) / 0.5).clamp(0.0, 1.0))
+        } else {
+            0.0
+        };
+    }
+    if state.stair_pitch_w <= 0.0 {
+        return Quat::IDENTITY;
+    }
+    // The animation's own pitch (toes down positive): a heel strike needs more turning.
+    let sole = anim.ball_model - anim.heel_model;
+    let along = Vec2::new(sole.x, sole.z).length();
+    let anim_toe_down_rad = (-sole.y).atan2(along);
+    let extra_rad = (config.stair_toe_down_rad - anim_toe_down_rad).max(0.0);
+    Quat::from_rotation_x(state.stair_pitch_w * extra_rad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_foot_rolls_onto_its_ball_by_the_least_angle_that_reaches() {
+        let hip = Vec3::new(0.0, 0.9, 0.0);
+        let ball_offset = Vec3::new(0.0, -0.08, 0.13);
+        let max = 40f32.to_radians();
+        // Within reach, or the roll switched off: nothing to do.
+        let near = Vec3::new(0.0, 0.15, 0.0);
+        assert!(roll_onto_ball(hip, 0.8, near, ball_offset, Vec3::Y, max).is_none());
+        let far = Vec3::new(0.0, 0.08, -0.05);
+        assert!(roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, 0.0).is_none());
+        // 2.3 cm out of reach: rolled until the ankle is just within reach, heel up, the
+        // ball where it was.
+        let (roll, ankle) = roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, max).unwrap();
+        let reach_left = 0.8 - hip.distance(ankle);
+        assert!((0.0..2e-3).contains(&reach_left), "reach left {reach_left}");
+        assert!(ankle.y > far.y, "ankle {ankle}");
+        let ball = far + ball_offset;
+        assert!((ankle + roll * ball_offset).distance(ball) < 1e-5);
+        let heel_offset = Vec3::new(0.0, -0.08, -0.05);
+        assert!((roll * heel_offset).y > heel_offset.y, "heel comes up");
+        assert!(roll.angle_between(Quat::IDENTITY) < max);
+        // Far out of reach: the whole allowed roll, and no more.
+        let (roll, _) = roll_onto_ball(hip, 0.6, far, ball_offset, Vec3::Y, max).unwrap();
+        assert!((roll.angle_between(Quat::IDENTITY) - max).abs() < 1e-4);
+        // Degenerate input never gives a non-finite answer.
+        for bad in [Vec3::NAN, Vec3::ZERO] {
+            let rolled = roll_onto_ball(hip, 0.8, far, bad, Vec3::Y, max);
+            assert!(rolled.is_none(), "{rolled:?}");
+        }
+        assert!(roll_onto_ball(hip, f32::NAN, far, ball_offset, Vec3::Y, max).is_none());
+    }
+}

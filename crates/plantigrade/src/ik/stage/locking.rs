@@ -1,0 +1,175 @@
+//! How the stage drives the foot lock (IK-9, the lock itself is [`crate::ik::lock`]):
+//! where the animation has each ball as the lock sees it, which foot may settle, the lock's
+//! update with a foot landed across an edge set down on one tread, and the lift of a foot
+//! stepping back after a release.
+
+use glam::Vec2;
+
+use super::support::tread_shift;
+use super::{FootIkConfig, FootIkInput, FootState, FootTick, Tick};
+use crate::ik::foot::{tread_plane, FootIkMode, SupportPlane, SupportSource};
+use crate::ik::lock::{FootLock, LockInput};
+
+/// Below this horizontal speed (m/s) the body stands still and split feet settle.
+const SETTLE_MAX_SPEED_M_S: f32 = 0.1;
+
+/// Below this body speed (m/s) a foot landed with its heel hanging off a step up is set
+/// down fully on the tread.
+const SETTLE_HEEL_MAX_SPEED_M_S: f32 = 0.5;
+
+/// Where the animation has each ball, as the lock sees it (world xz).
+pub(super) fn animated_balls_xz(feet: &[FootState; 2], tick: &Tick) -> [Vec2; 2] {
+    let (root, facing, animated) = (tick.root_world, tick.facing, &tick.animated);
+    [0, 1].map(|i| {
+        let ball = root + facing * animated[i].ball_model;
+        Vec2::new(ball.x, ball.z) + feet[i].placement_world()
+    })
+}
+
+/// Standing still, a locked foot away from where the animation has it (a stop that
+/// left the feet split) steps into place: the farther one first, one at a time.
+pub(super) fn may_settle(
+    feet: &[FootState; 2],
+    input: &FootIkInput,
+    ball_xz: &[Vec2; 2],
+) -> [bool; 2] {
+    let still =
+        Vec2::new(input.velocity_world.x, input.velocity_world.z).length() < SETTLE_MAX_SPEED_M_S;
+    let settle_gap = [0, 1].map(|i| feet[i].lock.settle_gap_m(ball_xz[i]));
+    let any_stepping = feet.iter().any(|f| f.lock.stepping().is_some());
+    [0, 1].map(|i| still && !any_stepping && settle_gap[i] >= settle_gap[1 - i])
+}
+
+/// What the lock made of one foot this tick.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Held {
+    /// Where the ball is held (world xz).
+    pub(super) ball_xz: Vec2,
+    /// Where the animated foot points (world yaw, rad).
+    pub(super) foot_yaw_rad: f32,
+    /// How fast the animation carries the ball over the ground (m/s).
+    pub(super) ball_speed_m_s: Option<f32>,
+    /// Set down this tick: landed, or settled onto one tread.
+    pub(super) landed_now: bool,
+    /// The plane the foot stands on: a settled foot's tread.
+    pub(super) plane: SupportPlane,
+}
+
+/// The lock brought up to date for one foot on `plane` with IK weight `alpha`, a foot
+/// landed across a step edge set down on one tread.
+pub(super) fn hold_ball(
+    state: &mut FootState,
+    foot: &FootTick,
+    mut plane: SupportPlane,
+    alpha: f32,
+    input: &FootIkInput,
+    tick: &Tick,
+    config: &FootIkConfig,
+) -> Held {
+    let (anim, result, raw_contact) = (foot.anim, foot.result, foot.raw_contact);
+    let (yaw, dt_s) = (tick.yaw_rad, tick.dt_s);
+    // IK-9: the planted foot holds its world xz. The ball is what stays put through
+    // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
+    // lock pins it, and the ankle sits behind it by the aligned foot's offset.
+    let ball_xz = foot.ball_xz;
+    // Where the animated foot points (world yaw, rad): the facing plus the foot's
+    // own heading in the animation, which a blend can turn during a stance (a run
+    // easing between square and hip-turned clips).
+    let heel_to_ball = anim.ball_model - anim.heel_model;
+    let foot_yaw = yaw + heel_to_ball.x.atan2(heel_to_ball.z);
+    let foot_yaw = if foot_yaw.is_finite() { foot_yaw } else { yaw };
+    // How fast the animation carries the ball over the ground (m/s).
+    let ball_speed_m_s = state
+        .last_ball_xz
+        .filter(|_| dt_s > 0.0)
+        .map(|last| last.distance(ball_xz) / dt_s)
+        .filter(|v| v.is_finite());
+    state.last_ball_xz = Some(ball_xz);
+    let mut landed_now = false;
+    let anchored_ball_xz = if config.mode == FootIkMode::None {
+        state.lock.reset();
+        ball_xz
+    } else {
+        let was_locked = state.lock.is_locked();
+        // Locks on the curve's own contact (not the eased one), so the foot is
+        // pinned on the tick it lands.
+        let pinned = state.lock.update_with(
+            &config.lock,
+            &LockInput {
+                animated_xz: ball_xz,
+                animated_speed_m_s: ball_speed_m_s,
+                animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
+                contact: raw_contact.max(state.contact),
+                grounded: input.grounded && alpha > 0.5,
+                facing_yaw_rad: foot_yaw,
+                may_settle: foot.may_settle,
+                dt_s,
+            },
+        );
+        // Landed across a step edge anyway (the prediction was off, or it spawned
+        // there): set the foot down fully on one tread, the nearer way. A toe
+        // hanging over a nosing (heel on the higher tread) is judged on probes
+        // taken where the foot stands (on the landing tick they may still be the
+        // swing's), for as long as the lock holds it: the animation under a
+        // locked foot moves a little, and a heel a few mm past a nosing behind
+        // would otherwise hold the ball a whole step above its tread.
+        let landed = !was_locked && state.lock.is_locked();
+        landed_now = landed;
+        let under_foot = result.ran && result.look_ahead_used_xz.length_squared() < 1e-6;
+        let toe_overhangs = matches!(
+            (result.heel, result.toe),
+            (Some(h), Some(t)) if h.point.y > t.point.y
+        );
+        // A heel over the lower tread of a step up is moved onto the tread only
+        // when standing (a spawn, a stop): walking or running up, it is how a foot
+        // climbs, and the move would be a visible slide at touch-down.
+        let body_speed_m_s = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+        let standing = body_speed_m_s < SETTLE_HEEL_MAX_SPEED_M_S;
+        let settle_now = (landed && !toe_overhangs && standing)
+            || (state.lock.is_locked() && under_foot && toe_overhangs);
+        if landed {
+            // The first probes where it stands give its plane outright: eased in
+            // at the stance rate, a tread a few cm off would hold the sole in it
+            // (or above it) for several ticks.
+            state.ground.replant = true;
+        }
+        match (
+            settle_now,
+            state.ground.source,
+            tread_shift(&result, config, Vec2::ZERO, false),
+        ) {
+            (true, Some(SupportSource::Edge), Some(shift)) => {
+                state.lock.nudge(shift);
+                state.ground.replant = true;
+                landed_now = true;
+                // It stands on that tread from this tick on: set down on the
+                // plane it left, a ball moved onto the higher tread is in the step.
+                let toward_toe = shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
+                if let Some(tread) = tread_plane(&result, toward_toe) {
+                    plane = tread;
+                    state.ground.plane = Some(tread);
+                    state.ground.second_plane = None;
+                }
+                pinned + shift
+            }
+            _ => pinned,
+        }
+    };
+    Held {
+        ball_xz: anchored_ball_xz,
+        foot_yaw_rad: foot_yaw,
+        ball_speed_m_s,
+        landed_now,
+        plane,
+    }
+}
+
+/// The ankle's height (`ankle_y`, world) with a stepping foot's lift.
+pub(super) fn lift_stepping_foot(lock: &FootLock, mut ankle_y: f32, config: &FootIkConfig) -> f32 {
+    // A lock that lets go while the stance goes on (over-stretched, or twisted by
+    // a turn) is a step: the foot lifts on its way back.
+    if let Some(progress) = lock.stepping() {
+        ankle_y += config.release_step_height_m * (std::f32::consts::PI * progress).sin();
+    }
+    ankle_y
+}

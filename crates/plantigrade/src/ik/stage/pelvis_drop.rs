@@ -1,0 +1,80 @@
+//! How the stage drives the pelvis (IK-7, the offset itself is [`crate::ik::pelvis`]): the
+//! drop that makes this tick's ankle targets, and the landings ahead, reachable, written
+//! into the pose.
+
+use glam::{Quat, Vec3};
+
+use super::{
+    rotation_of, FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS,
+};
+use crate::ik::pelvis::required_drop_m;
+use crate::pose::{local_to_model, ModelPose, Pose};
+use crate::skeleton::Skeleton;
+
+impl FootIk {
+    /// The pelvis brought down for the targets in `feet`, moved in `pose` with `model`
+    /// recomputed. Returns the pelvis offset along model +Y (m, negative = down).
+    pub(super) fn drop_pelvis(
+        &mut self,
+        input: &FootIkInput,
+        tick: &Tick,
+        feet: &FeetTargets,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &mut ModelPose,
+    ) -> Result<f32, FootIkError> {
+        let config = self.config;
+        let (root, facing, dt_s) = (tick.root_world, tick.facing, tick.dt_s);
+        let (targets_world, alphas) = (&feet.targets_world, &feet.alphas);
+        // IK-7: lower the pelvis so both (predicted) targets are reachable, and ahead of a
+        // landing, so the landing foot is reachable when it comes down.
+        let mut drop_m = 0.0f32;
+        let anticipation_s = LANDING_TIME_CONSTANTS / config.pelvis.down_rate_per_s.max(1e-3);
+        for (i, leg) in self.rig.legs.iter().enumerate() {
+            let hip_world = root + facing * model.position_model(leg.chain.thigh);
+            drop_m = drop_m.max(required_drop_m(
+                hip_world,
+                targets_world[i],
+                leg.leg_length_m,
+                config.pelvis.max_leg_extension,
+            ));
+            let state = &self.feet[i];
+            let landing_in_s = input.landing_in_s[i];
+            if let (Some(landed), Some(plane), true) = (
+                input.landing_feet_model[i],
+                state.ground.plane,
+                state.contact < 0.5 && landing_in_s.is_finite() && landing_in_s >= 0.0,
+            ) {
+                let anticipation = 1.0 - (landing_in_s / anticipation_s).clamp(0.0, 1.0);
+                let travel = input.velocity_world * landing_in_s;
+                let hip_then =
+                    hip_world + Some(travel).filter(|t| t.is_finite()).unwrap_or_default();
+                let mut ankle_then = root + facing * landed.ankle_model;
+                ankle_then.x += hip_then.x - hip_world.x;
+                ankle_then.z += hip_then.z - hip_world.z;
+                ankle_then.y = plane.height_at(ankle_then.x, ankle_then.z) + landed.ankle_model.y;
+                let landing_drop_m = required_drop_m(
+                    hip_then,
+                    ankle_then,
+                    leg.leg_length_m,
+                    config.pelvis.max_leg_extension,
+                );
+                drop_m = drop_m.max(anticipation * alphas[i] * landing_drop_m);
+            }
+        }
+        let offset_m = self.pelvis.update(
+            &config.pelvis,
+            -drop_m * self.weight,
+            root.y,
+            input.grounded,
+            dt_s,
+        );
+        let pelvis_parent_rotation = skeleton
+            .parent(self.rig.pelvis)
+            .map_or(Quat::IDENTITY, |p| rotation_of(model, p));
+        pose.local_mut()[self.rig.pelvis].translation +=
+            pelvis_parent_rotation.inverse() * Vec3::new(0.0, offset_m, 0.0);
+        local_to_model(skeleton, pose, model)?;
+        Ok(offset_m)
+    }
+}

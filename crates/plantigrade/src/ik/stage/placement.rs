@@ -1,0 +1,493 @@
+//! Where a foot goes and how high (IK-1, IK-4): tread placement eased in, the ankle behind
+//! the held ball, a swinging sole's ground between lift-off and landing and its clearance,
+//! the bounded drop of a swinging foot, the feet kept apart, and narrow supports.
+
+use glam::{Quat, Vec2, Vec3};
+
+use super::locking::Held;
+use super::support::tread_shift;
+use super::{
+    lerp, AnimatedFoot, FeetTargets, FootIkConfig, FootIkInput, FootIkOutput, FootState, FootTick,
+    Tick, LANDING_TIME_CONSTANTS,
+};
+use crate::ik::feet_gap::feet_distance_m;
+use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
+use crate::math::{damp_share, smoothstep};
+use crate::world::RayHit;
+
+/// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
+/// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
+const SWING_CLEARANCE_S: f32 = 0.015;
+const SWING_CLEARANCE_MAX_M: f32 = 0.025;
+/// Airborne, a foot's sole keeps at least this much above the ground under it (m): over
+/// the ground-skid height, so a foot crossing an edge does not skim it.
+const AIRBORNE_CLEARANCE_M: f32 = 0.015;
+
+/// The least distance a swinging foot keeps from the planted one (m): the lab's gate is
+/// 5 cm between the feet's ankle–heel–ball segments; a little more, for the solve.
+const FEET_CLEARANCE_M: f32 = 0.06;
+
+/// Tread placement, carried between ticks: the wanted and the applied (smoothed) xz offset
+/// of the foot (m).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Placement {
+    pub(super) wanted_world: Vec2,
+    pub(super) applied_world: Vec2,
+}
+
+/// Narrow support (a beam), carried between ticks: the foot is brought in toward the body's
+/// line by `shift_world` (world xz, smoothed) while the ground where the animation would set
+/// it down is far below the body's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct NarrowSupport {
+    pub(super) active: bool,
+    pub(super) shift_world: Vec2,
+    /// The last probes found the landing far below the body's ground (past an edge beside
+    /// it, or a step or a ledge ahead): the next probe also checks the body's line.
+    pub(super) landing_low: bool,
+}
+
+/// Tread placement, after the swing's phase: while swinging, a landing across an edge
+/// moves the foot onto one tread; the applied placement eases toward the wanted one.
+pub(super) fn update_tread_placement(
+    state: &mut FootState,
+    foot: &FootTick,
+    planted_now: bool,
+    dt_s: f32,
+    config: &FootIkConfig,
+) {
+    let result = foot.result;
+    // Only in the air: once the lock has the foot (it pins on the curve's own
+    // rise, before the eased contact reaches 0.5) probes cast where the animation
+    // carries on would pull it off the tread it landed on.
+    if !planted_now && !state.lock.is_locked() && result.ran {
+        if let (Some(SupportSource::Edge), Some(shift)) = (
+            state.ground.source,
+            tread_shift(&result, config, state.placement.applied_world, true),
+        ) {
+            // The probes were cast with the applied placement, not the wanted one.
+            state.placement.wanted_world = state.placement.applied_world + shift;
+        }
+    }
+    // Like the plane, a placement found late in the swing must be in by touch-down:
+    // a foot set down short of it is nudged onto its tread on landing, a visible pop.
+    let mut placement_per_s = config.swing_smoothing_per_s;
+    let landing_in_s = foot.landing_in_s;
+    if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
+        placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+    }
+    let placement_rate = damp_share(placement_per_s, dt_s);
+    state.placement.applied_world +=
+        (state.placement.wanted_world - state.placement.applied_world) * placement_rate;
+}
+
+/// Where the ankle goes (world xz): behind the ball the lock holds at `anchored_ball_xz`,
+/// by the aligned foot's offset.
+pub(super) fn ankle_xz(
+    anchored_ball_xz: Vec2,
+    align: Quat,
+    anim: &AnimatedFoot,
+    facing: Quat,
+) -> Vec2 {
+    let ball_offset_world = facing * (align * (anim.ball_model - anim.ankle_model));
+    let ball_offset_xz = Vec2::new(ball_offset_world.x, ball_offset_world.z);
+    anchored_ball_xz - ball_offset_xz
+}
+
+/// The ankle's height (world y, m) that sets the foot held at `xz` on its ground, each sole
+/// point (heel, ball) over the ground under it: a swinging foot's climbs from lift-off to
+/// landing, and the animation's lift over it is kept. Also returns the probe hits under
+/// the foot (what it must clear).
+pub(super) fn ankle_height_m(
+    state: &FootState,
+    foot: &FootTick,
+    held: &Held,
+    align: Quat,
+    xz: Vec2,
+    facing: Quat,
+) -> (f32, [Option<RayHit>; 2]) {
+    let anim = foot.anim;
+    let plane = held.plane;
+    let (ball_speed_m_s, landed_now) = (held.ball_speed_m_s, held.landed_now);
+    // Never below its own ground: a blend that sinks a sole must not sink it here.
+    let mut lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+    // A swinging foot the animation carries along the floor (two gaits' swings,
+    // or a gait and a rest pose, blended low) is held clear of it, by more the
+    // faster it goes: it would skid otherwise. A gait's own touch-down and
+    // lift-off are vertical over the ground, so they get none.
+    if let (false, true, Some(speed)) =
+        (state.lock.is_locked(), state.contact < 0.5, ball_speed_m_s)
+    {
+        lift_m = lift_m.max((speed * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M));
+    }
+    // A swinging foot also clears the ground it is above now (a step down ahead
+    // must not pull it through the nosing it has not passed yet).
+    let look_ahead_xz = if state.lock.is_locked() {
+        Vec2::ZERO
+    } else {
+        state.last_probe.look_ahead_used_xz
+    };
+    // With no look-ahead left (end of the swing) the probes themselves are under
+    // the foot: their raw hits, not the smoothed plane, are what it must clear.
+    let probe = &state.last_probe;
+    let under_foot = if probe.look_ahead_used_xz.length_squared() > 1e-6 {
+        [probe.heel_here, probe.toe_here]
+    } else {
+        [probe.heel, probe.toe]
+    };
+    // Swinging, or landing this very tick (the smoothed plane has not caught up
+    // with where the foot is set down yet).
+    let clear = state.contact < 0.5 || landed_now;
+    let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
+    // A swinging foot's ground goes, over the swing, from the ground under it at
+    // lift-off to the ground where it lands at touch-down: a landing a stride up a
+    // ramp or a flight is climbed to, not leapt to (and the plane fitted there is
+    // not stretched back to where the foot is). What is under it is cleared too.
+    let swinging = look_ahead_xz.length_squared() > 1e-6;
+    let landing_in_s = foot.landing_in_s;
+    let swing_progress = if landing_in_s.is_finite() && landing_in_s > 0.0 {
+        state.swing.time_s / (state.swing.time_s + landing_in_s)
+    } else {
+        1.0
+    };
+    let ground_at = |at: Vec2| {
+        let mut ground = plane.height_at(at.x, at.y);
+        if let Some(second) = state.ground.second_plane {
+            ground = ground.max(second.height_at(at.x, at.y));
+        }
+        ground
+    };
+    let mut ankle_y = f32::MIN;
+    let landing_points = [probe.heel_probe_xz, probe.toe_probe_xz];
+    let landing_top_m = [probe.heel, probe.toe]
+        .into_iter()
+        .flatten()
+        .map(|hit| hit.point.y)
+        .reduce(f32::max)
+        .unwrap_or(f32::INFINITY);
+    for (((sole, here), clear), landing_xz) in [anim.heel_model, anim.ball_model]
+        .into_iter()
+        .zip(under_foot)
+        .zip(clearance)
+        .zip(landing_points)
+    {
+        let offset_world = facing * (align * (sole - anim.ankle_model));
+        let sole_xz = xz + Vec2::new(offset_world.x, offset_world.z);
+        let mut sole_y = if swinging {
+            // The surface under the foot, carried on to the landing: a ramp's own
+            // rise, followed over the whole swing; what the landing has above it
+            // is a step.
+            let (here_m, carried_m) = match here {
+                Some(h) => (
+                    h.point.y,
+                    SupportPlane::through(h.point, h.normal)
+                        .map_or(h.point.y, |p| p.height_at(landing_xz.x, landing_xz.y)),
+                ),
+                None => (ground_at(sole_xz), ground_at(landing_xz)),
+            };
+            // Going up, from the ground it left, not from what it is over now: a
+            // nosing or a ramp's foot passed under the sole would restart the
+            // climb from another height (what it is over is cleared below).
+            let (here_m, carried_m) = match state.swing.liftoff_plane {
+                Some(left) if left.height_at(sole_xz.x, sole_xz.y) < here_m => (
+                    left.height_at(sole_xz.x, sole_xz.y),
+                    left.height_at(landing_xz.x, landing_xz.y),
+                ),
+                _ => (here_m, carried_m),
+            };
+            // Near touch-down the plane there is also where the foot is (one that
+            // overshoots its landing spot up a slope clears the ground it is over).
+            // A plane still easing over from where the foot was (a ramp's, up to
+            // its crest) is not let above what the probes hit at the landing: it
+            // would be climbed to and dropped from.
+            let there_m = ground_at(landing_xz)
+                .min(landing_top_m)
+                .max(ground_at(sole_xz));
+            let climbed_m = swing_ground_m(here_m, carried_m, there_m, swing_progress);
+            // The animation's lift over the ground climbed to, but a climb is
+            // not stacked on a high swing (a run's heel kick over two treads
+            // would fold the leg into the hip): the foot keeps the animation's
+            // height over the ground it left, or a step's clearance over the
+            // ground it climbs to, whichever is higher.
+            let over_left_m = here_m.min(climbed_m) + lift_m;
+            over_left_m.max(climbed_m + lift_m.min(CLIMB_LIFT_MAX_M))
+        } else {
+            // Landed (no look-ahead left): the ground under itself.
+            ground_at(sole_xz) + lift_m
+        };
+        if let Some(here) = clear {
+            sole_y = sole_y.max(here + lift_m);
+        }
+        ankle_y = ankle_y.max(sole_y - offset_world.y);
+    }
+    (ankle_y, under_foot)
+}
+
+/// The blended ankle target of an airborne foot kept clear of the hits `under_foot`; a foot
+/// raised keeps a little IK weight (`alpha`) so the raise is applied.
+pub(super) fn clear_ground_airborne(
+    blended: &mut Vec3,
+    alpha: &mut f32,
+    grounded: bool,
+    under_foot: [Option<RayHit>; 2],
+    anim: &AnimatedFoot,
+    align: Quat,
+    facing: Quat,
+) {
+    // Airborne the IK fades out to the animation, but a foot is never let down
+    // into what is under it, nor skimming it (the trailing foot of a step off a
+    // ledge crosses its edge as the body drops).
+    if !grounded {
+        let mut floor_y = f32::MIN;
+        for (sole, hit) in [anim.heel_model, anim.ball_model]
+            .into_iter()
+            .zip(under_foot)
+        {
+            if let Some(hit) = hit {
+                let offset_world = facing * (align * (sole - anim.ankle_model));
+                floor_y = floor_y.max(hit.point.y - offset_world.y);
+            }
+        }
+        let clear_y = floor_y + AIRBORNE_CLEARANCE_M;
+        if blended.y < clear_y {
+            blended.y = clear_y;
+            *alpha = alpha.max(1e-3);
+        }
+    }
+}
+
+/// The bounded drop of a swinging foot's target ([`limit_drop_m`]), and its height and
+/// vertical speed kept for the next tick. Returns whether the foot swings free (grounded,
+/// unlocked, off its contact).
+pub(super) fn limit_swing_drop(
+    state: &mut FootState,
+    blended: &mut Vec3,
+    grounded: bool,
+    dt_s: f32,
+) -> bool {
+    // A swinging foot whose ground drops away under it (past a nosing, off a
+    // ledge) follows it down at most as fast as a body falls hard, not a tread
+    // in one tick (a 20–25 cm pop). Only down, where holding back lifts the foot
+    // clear, never into anything.
+    let swinging_free = grounded && !state.lock.is_locked() && state.contact < 0.5;
+    if let (true, Some((last_y, last_speed))) = (swinging_free, state.last_target_y) {
+        blended.y = blended.y.max(limit_drop_m(last_y, last_speed, dt_s));
+    }
+    state.last_target_y = match (blended.is_finite(), state.last_target_y) {
+        (true, Some((last_y, _))) if dt_s > 0.0 => Some((blended.y, (blended.y - last_y) / dt_s)),
+        (true, _) => Some((blended.y, 0.0)),
+        (false, _) => None,
+    };
+    swinging_free
+}
+
+/// After both feet have targets: a swinging foot too close to the planted one is lifted.
+pub(super) fn keep_feet_apart(feet: &mut FeetTargets, tick: &Tick, out: &mut FootIkOutput) {
+    let (animated, facing) = (&tick.animated, tick.facing);
+    let FeetTargets {
+        targets_world,
+        align_model,
+        swinging_free,
+        alphas,
+        ..
+    } = feet;
+    // The feet never through each other: a swinging foot passing close by the planted
+    // one (a crossover uncrossing as a sideways run stops) is lifted over it, by as
+    // much as it comes closer than FEET_CLEARANCE_M. Only up, so it never sinks.
+    let sole_world = |k: usize, ankle: Vec3| {
+        let anim = &animated[k];
+        let offset = |p: Vec3| facing * (align_model[k] * (p - anim.ankle_model));
+        [
+            ankle,
+            ankle + offset(anim.heel_model),
+            ankle + offset(anim.ball_model),
+        ]
+    };
+    for i in 0..2 {
+        // Both feet solved this tick: one with no support plane has no target (it
+        // keeps the animation) to keep clear of.
+        if !swinging_free[i] || swinging_free[1 - i] || alphas[i] <= 0.0 || alphas[1 - i] <= 0.0 {
+            continue;
+        }
+        // Lifting a foot beside the other (rather than above it) gains less than the
+        // lift: a few rounds reach the clearance from any side.
+        for _ in 0..4 {
+            let Some(gap_m) = feet_distance_m(
+                sole_world(i, targets_world[i]),
+                sole_world(1 - i, targets_world[1 - i]),
+            ) else {
+                break;
+            };
+            if gap_m >= FEET_CLEARANCE_M {
+                break;
+            }
+            targets_world[i].y += FEET_CLEARANCE_M - gap_m;
+            out.feet[i].ankle_target_world = targets_world[i];
+        }
+    }
+}
+
+/// A swinging sole's ground (m) at `swing_progress` (0 lift-off … 1 touch-down): from
+/// `here_m` (the ground under it) to `there_m` (where it lands). The part of the rise the
+/// surface under it carries on to the landing (`carried_m`, a ramp's) is followed over
+/// the whole swing; what the landing has above that is a step, climbed by
+/// [`STEP_CLIMB_PROGRESS`] of the swing so the toe is over the nosing before it gets there
+/// (a bump of a few cm is taken in the stride).
+pub(super) fn swing_ground_m(
+    here_m: f32,
+    carried_m: f32,
+    there_m: f32,
+    swing_progress: f32,
+) -> f32 {
+    let progress = swing_progress.clamp(0.0, 1.0);
+    let toward_landing = smoothstep(progress);
+    let over_steps = smoothstep((progress / STEP_CLIMB_PROGRESS).min(1.0));
+    let step_up_m = (there_m - carried_m.max(here_m)).max(0.0);
+    let step = smoothstep((step_up_m / STEP_MIN_M).min(1.0));
+    let climb = lerp(toward_landing, over_steps, step);
+    lerp(here_m, there_m - step_up_m, toward_landing) + step_up_m * climb
+}
+
+/// The lowest a swinging foot's target may go this tick (m, world): from `last_y`, moving
+/// at `last_speed_m_s` (m/s, up positive), speeding up downward by at most
+/// [`SWING_DROP_ACCEL_M_S2`]. Slowing down, rising or stopping is not limited.
+pub(super) fn limit_drop_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
+    if !(last_y.is_finite() && last_speed_m_s.is_finite() && dt_s > 0.0) {
+        return f32::MIN;
+    }
+    let speed = last_speed_m_s.min(0.0) - SWING_DROP_ACCEL_M_S2 * dt_s;
+    last_y + speed * dt_s
+}
+
+/// How fast a swinging foot may speed up downward (m/s²): a tread's 20 cm in about 0.05 s
+/// from rest, well above what a gait's own swing asks.
+const SWING_DROP_ACCEL_M_S2: f32 = 150.0;
+
+/// Share of the swing (0..1) by which a step up between a foot and its landing is climbed.
+const STEP_CLIMB_PROGRESS: f32 = 0.4;
+
+/// A swinging foot climbing to higher ground keeps at most this much (m) of the
+/// animation's lift over it: a step's clearance, not a heel kick.
+pub(super) const CLIMB_LIFT_MAX_M: f32 = 0.12;
+
+/// A rise between a foot and its landing this high (m) or more is a step to climb early.
+const STEP_MIN_M: f32 = 0.08;
+
+/// A landing this far below the body's ground (m) is off the support, not on it...
+const OFF_SUPPORT_DROP_M: f32 = 0.3;
+/// ...and on a narrow support the foot comes in to this far from the body's line (m).
+const NARROW_OFFSET_M: f32 = 0.02;
+
+/// Narrow supports (a beam narrower than the stance): when the probes find the landing far
+/// below the body's ground while the body's line at the landing is on it, the foot is
+/// brought in toward that line ([`NarrowSupport::shift_world`]) until its probes find the support,
+/// and the low hits are not taken as ground meanwhile (a foot never reaches down past the
+/// edge). Once the ground where the animation would set the foot down is the body's again,
+/// the shift goes. Steps and ledges ahead are low at the body's line too: left alone.
+pub(super) fn narrow_support(
+    state: &mut FootState,
+    result: &mut FootProbeResult,
+    input: &FootIkInput,
+    facing: Quat,
+    dt_s: f32,
+    config: &FootIkConfig,
+) {
+    let support_y = input.root_world.y - OFF_SUPPORT_DROP_M;
+    let off = |hit: Option<RayHit>| hit.is_none_or(|h| h.point.y < support_y);
+    let on = |hit: Option<RayHit>| hit.is_some_and(|h| h.point.y >= support_y);
+    let landing_low =
+        input.grounded && result.heel.is_some() && off(result.heel) && off(result.toe);
+    match result.support_check {
+        Some(check) if !state.narrow.active && landing_low && on(check) => {
+            state.narrow.active = true
+        }
+        Some(check) if state.narrow.active && on(check) => state.narrow.active = false,
+        _ => {}
+    }
+    if !input.grounded {
+        state.narrow.active = false;
+    }
+    state.narrow.landing_low = landing_low;
+    // Only a swinging foot moves; a planted one stays where it was set down.
+    let left = facing * Vec3::X;
+    let left_xz = Vec2::new(left.x, left.z);
+    if state.contact < 0.5 && dt_s > 0.0 {
+        let target = if state.narrow.active {
+            let mid = result.predicted_world - input.root_world;
+            let lateral = Vec2::new(mid.x, mid.z).dot(left_xz);
+            let unshifted = lateral - state.narrow.shift_world.dot(left_xz);
+            let wanted = unshifted.signum() * unshifted.abs().min(NARROW_OFFSET_M);
+            left_xz * (wanted - unshifted)
+        } else {
+            Vec2::ZERO
+        };
+        let rate = damp_share(config.swing_smoothing_per_s, dt_s);
+        state.narrow.shift_world += (target - state.narrow.shift_world) * rate;
+    }
+    // Off the support while still being brought in: not ground to stand on. The foot
+    // keeps to the support's height, found on the body's line, meanwhile.
+    if state.narrow.active && landing_low {
+        let support = result.support_check.flatten().filter(|h| on(Some(*h)));
+        let at = |xz: Vec2| {
+            support.map(|h| RayHit {
+                point: Vec3::new(xz.x, h.point.y, xz.y),
+                ..h
+            })
+        };
+        result.heel = at(result.heel_probe_xz);
+        result.toe = at(result.toe_probe_xz);
+        result.edge_fraction = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swinging_sole_follows_a_ramp_and_climbs_a_step_early() {
+        let at = |progress: f32| swing_ground_m(0.0, 0.3, 0.3, progress);
+        // Up a ramp (the surface under the foot carries on to the landing): the ground
+        // goes from here to there over the swing, half way at half the swing.
+        assert_eq!(at(0.0), 0.0);
+        assert!((at(0.5) - 0.15).abs() < 1e-6);
+        assert!((at(1.0) - 0.3).abs() < 1e-6);
+        // Up a 0.3 m step (the floor under the foot carried on stays at 0): climbed by
+        // 40 % of the swing.
+        let step = |progress: f32| swing_ground_m(0.0, 0.0, 0.3, progress);
+        assert_eq!(step(0.0), 0.0);
+        assert!(step(0.2) > 0.14, "{}", step(0.2));
+        assert!((step(STEP_CLIMB_PROGRESS) - 0.3).abs() < 1e-6);
+        assert!((step(0.7) - 0.3).abs() < 1e-6);
+        // A 2 cm bump is taken in the stride, like a ramp.
+        let bump = swing_ground_m(0.0, 0.0, 0.02, 0.2);
+        assert!(bump < 0.01, "{bump}");
+        // Down (the landing lower): over the whole swing; out-of-range progress clamps.
+        assert!((swing_ground_m(0.3, 0.3, 0.0, 0.5) - 0.15).abs() < 1e-6);
+        assert_eq!(swing_ground_m(0.3, 0.3, 0.0, 7.0), 0.0);
+        assert_eq!(swing_ground_m(0.3, 0.3, 0.0, -1.0), 0.3);
+    }
+
+    #[test]
+    fn a_swinging_foot_follows_a_drop_at_a_bounded_acceleration() {
+        // Ground falling 0.2 m away under a foot at rest: the target goes down by a·dt²
+        // the first tick (4 cm at 60 Hz), faster each tick after, reaching the new ground
+        // in a few ticks rather than one.
+        let dt = 1.0 / 60.0;
+        let (mut y, mut speed, mut ticks) = (0.2f32, 0.0f32, 0);
+        while y > 0.0 {
+            let next = limit_drop_m(y, speed, dt).max(0.0);
+            assert!(y - next < 0.2, "dropped {} m in one tick", y - next);
+            speed = (next - y) / dt;
+            y = next;
+            ticks += 1;
+        }
+        assert!((3..=5).contains(&ticks), "{ticks} ticks");
+        // Already moving down at 2 m/s (a gait's own swing), it may go on at that speed
+        // plus the allowed speed-up; rising is never held back.
+        assert!((limit_drop_m(0.5, -2.0, dt) - (0.5 - (2.0 + 150.0 * dt) * dt)).abs() < 1e-6);
+        assert!(limit_drop_m(0.5, 3.0, dt) < 0.5);
+        assert_eq!(limit_drop_m(f32::NAN, 0.0, dt), f32::MIN);
+        assert_eq!(limit_drop_m(0.5, 0.0, 0.0), f32::MIN);
+    }
+}

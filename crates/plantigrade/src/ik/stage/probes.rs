@@ -1,0 +1,133 @@
+//! Step 1 of the stage (IK-1): where each foot probes this tick, from the animated feet,
+//! the body's velocity and each foot's gait phase.
+
+use glam::{Quat, Vec2, Vec3};
+
+use super::{AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkInput};
+use crate::ik::foot::{FootIkMode, FootProbeRequest, FootProbeResult};
+use crate::math::finite_or;
+
+/// Below this horizontal speed (m/s) nothing is "ahead" (IK-10).
+const NO_SUPPORT_MIN_SPEED_M_S: f32 = 0.5;
+
+impl FootIk {
+    /// Step 1: where each foot should probe this tick (IK-1). A planted foot probes where
+    /// it stands; a swinging one is pushed ahead by the horizontal velocity × look-ahead,
+    /// scaled by how much it is swinging.
+    pub fn plan_probes(
+        &self,
+        input: &FootIkInput,
+        animated: &[AnimatedFoot; 2],
+    ) -> [FootProbeRequest; 2] {
+        let facing = Quat::from_rotation_y(finite_or(input.facing_yaw_rad, 0.0));
+        let velocity = if input.velocity_world.is_finite() {
+            Vec2::new(input.velocity_world.x, input.velocity_world.z)
+        } else {
+            Vec2::ZERO
+        };
+        let look_ahead_s = match self.config.mode {
+            FootIkMode::Predictive => self.config.probe.look_ahead_s(velocity.length()),
+            _ => 0.0,
+        };
+        let skip_all = self.config.mode == FootIkMode::None || !input.root_world.is_finite();
+        std::array::from_fn(|i| {
+            let foot = &animated[i];
+            // A locked foot has landed: it probes where it stands.
+            let swing = if self.feet[i].lock.is_locked() {
+                0.0
+            } else {
+                1.0 - self.feet[i].contact.clamp(0.0, 1.0)
+            };
+            let placement = self.feet[i].placement_world();
+            let placement = Vec3::new(placement.x, 0.0, placement.y);
+            let mut heel_world = input.root_world + facing * foot.heel_model + placement;
+            let mut ball_world = input.root_world + facing * foot.ball_model + placement;
+            // A locked foot probes where it is held, not where the animation has it; one
+            // gliding back after a release, where it still is (its ground is what it must
+            // clear as it lifts).
+            let lock = &self.feet[i].lock;
+            let shift = match lock.locked_xz() {
+                Some(locked) => Vec2::new(locked.x - ball_world.x, locked.y - ball_world.z),
+                None => lock.release_offset_xz(),
+            };
+            heel_world += Vec3::new(shift.x, 0.0, shift.y);
+            ball_world += Vec3::new(shift.x, 0.0, shift.y);
+            // IK-1 with the clips' help: the foot lands where its clips set it down
+            // relative to the body, carried on by the body's travel until the contact
+            // curve rises; the probes take the foot's shape at landing (a swinging foot is
+            // pitched, a landing one flat).
+            let landing = input.landing_feet_model[i].filter(|_| {
+                self.config.landing_from_clips
+                    && look_ahead_s > 0.0
+                    && input.landing_in_s[i].is_finite()
+            });
+            let time_left_s = if landing.is_some() {
+                input.landing_in_s[i].max(0.0)
+            } else {
+                self.feet[i]
+                    .swing
+                    .time_left_s(look_ahead_s, input.landing_in_s[i])
+            };
+            let landing_offset = landing.map_or(Vec2::ZERO, |landing| {
+                let landed_ball = input.root_world + facing * landing.ball_model + placement;
+                Vec2::new(landed_ball.x - ball_world.x, landed_ball.z - ball_world.z)
+            });
+            let landing_heel_from_ball_xz = landing.map(|landing| {
+                let then = facing * (landing.heel_model - landing.ball_model);
+                let now = heel_world - ball_world;
+                Vec2::new(now.x, now.z).lerp(Vec2::new(then.x, then.z), swing)
+            });
+            // Narrow supports: brought in toward the body's line, check whether the ground
+            // where the animation would set the foot down is still the body's (the support
+            // has widened again); landing far below the body, check the body's line (a
+            // beam's edge beside the foot, or only a step or a ledge ahead).
+            let state = &self.feet[i];
+            let left = facing * Vec3::X;
+            let support_check_offset_world = if self.config.mode != FootIkMode::Predictive {
+                None
+            } else if state.narrow.active {
+                Some(-state.narrow.shift_world)
+            } else if state.narrow.landing_low {
+                let mid = 0.5 * (heel_world + ball_world) - input.root_world;
+                let lateral = mid.dot(left);
+                Some(Vec2::new(-left.x, -left.z) * lateral)
+            } else {
+                None
+            };
+            FootProbeRequest {
+                support_check_offset_world,
+                heel_world,
+                ball_world,
+                look_ahead_offset_world: (velocity * time_left_s + landing_offset) * swing,
+                landing_heel_from_ball_xz,
+                single_point: self.config.mode == FootIkMode::Classic,
+                skip: skip_all || !input.probe_feet[i],
+                // IK-10: one feed-forward ray, carried by the left foot's request, at the
+                // feet point pushed ahead by the full look-ahead (uncapped by the swing).
+                ahead_world: (i == 0
+                    && self.config.mode == FootIkMode::Predictive
+                    && velocity.length() > NO_SUPPORT_MIN_SPEED_M_S)
+                    .then(|| {
+                        let offset = velocity * look_ahead_s;
+                        input.root_world + Vec3::new(offset.x, 0.0, offset.y)
+                    }),
+            }
+        })
+    }
+}
+
+/// IK-10, after the feet are placed: moving, and the feed-forward ray or every probe of a
+/// swinging foot missed: no ground ahead.
+pub(super) fn no_support_ahead(
+    config: &FootIkConfig,
+    input: &FootIkInput,
+    results: &[FootProbeResult; 2],
+    feet: &FeetTargets,
+) -> bool {
+    let moving_all_missed = feet.moving_all_missed;
+    let speed = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+    let ahead_missed = results.iter().any(|r| matches!(r.ahead, Some(None)));
+    config.mode == FootIkMode::Predictive
+        && speed > NO_SUPPORT_MIN_SPEED_M_S
+        && (ahead_missed || moving_all_missed.iter().any(|&m| m))
+}

@@ -1,0 +1,115 @@
+//! The bones foot IK drives, found once per skeleton: each leg's chain, foot sockets and
+//! length, and the joints below each thigh that a solve recomputes.
+
+use super::{AnimatedFoot, FootIkError};
+use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
+use crate::pose::{local_to_model, ModelPose, Pose};
+use crate::skeleton::Skeleton;
+
+/// The joints and foot points of one leg.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LegRig {
+    pub chain: LegChain,
+    pub sockets: FootSockets,
+    /// Thigh + calf length in the rest pose (m).
+    pub leg_length_m: f32,
+}
+
+/// The bones foot IK drives, found once per skeleton.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FootRig {
+    pub pelvis: usize,
+    pub legs: [LegRig; 2],
+    /// Each leg's joints from the thigh down, parent-first: after the legs are solved only
+    /// these need model transforms again. `None` for a leg with more than
+    /// [`LegJoints::MAX`] (then the whole skeleton is recomputed).
+    pub leg_joints: [Option<LegJoints>; 2],
+}
+
+/// A leg's joints from the thigh down, parent-first (fixed size: no allocation per tick).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LegJoints {
+    joints: [usize; LegJoints::MAX],
+    len: usize,
+}
+
+impl LegJoints {
+    pub const MAX: usize = 16;
+
+    /// `thigh` and every joint below it, in skeleton (parent-first) order; `None` past
+    /// [`LegJoints::MAX`].
+    fn below(skeleton: &Skeleton, thigh: usize) -> Option<LegJoints> {
+        let mut set = LegJoints {
+            joints: [0; LegJoints::MAX],
+            len: 0,
+        };
+        let mut inside = vec![false; skeleton.num_joints()];
+        for joint in 0..skeleton.num_joints() {
+            let below = joint == thigh || skeleton.parent(joint).is_some_and(|p| inside[p]);
+            if below {
+                inside[joint] = true;
+                *set.joints.get_mut(set.len)? = joint;
+                set.len += 1;
+            }
+        }
+        Some(set)
+    }
+
+    pub fn as_slice(&self) -> &[usize] {
+        &self.joints[..self.len]
+    }
+}
+
+impl FootRig {
+    /// Finds the pelvis and both legs (with sockets) of `map` on `skeleton`.
+    pub fn new(skeleton: &Skeleton, map: &HumanoidMap) -> Result<FootRig, FootIkError> {
+        let pelvis = map.pelvis.ok_or(FootIkError::NoPelvis)?;
+        let rest = Pose::rest(skeleton);
+        let mut model = ModelPose::new(skeleton.num_joints());
+        local_to_model(skeleton, &rest, &mut model)?;
+        let num_joints = skeleton.num_joints();
+        let mut legs = [None, None];
+        for side in Side::BOTH {
+            let chain = map.leg(side)?;
+            for joint in [pelvis, chain.thigh, chain.calf, chain.foot] {
+                if joint >= num_joints {
+                    return Err(FootIkError::JointOutOfRange { joint, num_joints });
+                }
+            }
+            let sockets = map.feet[side.index()].ok_or(FootIkError::NoSockets(match side {
+                Side::Left => "left",
+                Side::Right => "right",
+            }))?;
+            let hip = model.position_model(chain.thigh);
+            let knee = model.position_model(chain.calf);
+            let ankle = model.position_model(chain.foot);
+            legs[side.index()] = Some(LegRig {
+                chain,
+                sockets,
+                leg_length_m: hip.distance(knee) + knee.distance(ankle),
+            });
+        }
+        match legs {
+            [Some(left), Some(right)] => Ok(FootRig {
+                pelvis,
+                legs: [left, right],
+                leg_joints: [left, right].map(|leg| LegJoints::below(skeleton, leg.chain.thigh)),
+            }),
+            _ => Err(FootIkError::NoPelvis),
+        }
+    }
+
+    /// The animated feet of a model pose (model space).
+    pub fn animated_feet(&self, model: &ModelPose) -> [AnimatedFoot; 2] {
+        self.legs.map(|leg| {
+            let foot = model.joints_model()[leg.chain.foot];
+            let (_, rotation_model, _) = foot.to_scale_rotation_translation();
+            AnimatedFoot {
+                ankle_model: foot.translation.into(),
+                heel_model: foot.transform_point3(leg.sockets.heel_foot_local),
+                ball_model: foot.transform_point3(leg.sockets.ball_foot_local),
+                rotation_model,
+            }
+        })
+    }
+}

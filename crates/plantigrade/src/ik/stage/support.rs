@@ -1,0 +1,195 @@
+//! The support plane under each foot (IK-3, IK-4, IK-6): the fitted plane smoothed toward
+//! where the foot is going, a total miss fading the IK out, and the tread shift that puts a
+//! foot across a step edge onto one tread.
+
+use glam::{Vec2, Vec3};
+
+use super::{ease, lerp, FootIkConfig, FootState, FootTick, Tick, LANDING_TIME_CONSTANTS};
+use crate::ik::foot::{
+    fit_support_plane, other_surface, tread_plane, FootProbeResult, SupportPlane, SupportSource,
+};
+use crate::math::damp_share;
+
+/// The ground under a foot, carried between ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Ground {
+    /// 1 while probes find support, fading to 0 over `miss_fade_s` after a total miss.
+    pub(super) support: f32,
+    pub(super) plane: Option<SupportPlane>,
+    /// Where the plane was last evaluated (world xz).
+    pub(super) plane_eval_xz: Vec2,
+    /// How far ahead of the foot (m) that was: a look-ahead that grows (a lift-off) moves
+    /// the evaluation point without saying anything new about the ground.
+    pub(super) plane_ahead_m: f32,
+    /// On an edge, the lower surface's plane: the sole stays above it too.
+    pub(super) second_plane: Option<SupportPlane>,
+    pub(super) source: Option<SupportSource>,
+    /// Just landed, or set off an edge onto another tread: the next plane found under the
+    /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
+    pub(super) replant: bool,
+}
+
+/// IK-4, IK-6: this tick's probes (when they ran) fitted to a plane, and the foot's
+/// smoothed plane eased toward it; a total miss keeps the last plane and fades the support
+/// out (IK-3). Returns whether the probes of a swinging foot all missed.
+pub(super) fn update_ground(
+    state: &mut FootState,
+    foot: &FootTick,
+    tick: &Tick,
+    config: &FootIkConfig,
+) -> bool {
+    let (result, ankle_anim_world) = (foot.result, foot.ankle_anim_world);
+    let (dt_s, first) = (tick.dt_s, tick.first);
+    let mut moving_all_missed = false;
+    if result.ran {
+        state.last_probe = result;
+        match fit_support_plane(&result, &config.probe) {
+            Some((plane, source)) => {
+                // The first plane ever (spawn, or the first batched result):
+                // nothing to fade from.
+                state.ground.support = if first || state.ground.plane.is_none() {
+                    1.0
+                } else {
+                    ease(state.ground.support, 1.0, dt_s, config.miss_fade_s)
+                };
+                state.ground.source = Some(source);
+                state.ground.second_plane = other_surface(&result, source);
+                // A swinging foot that will be set down on one tread of a step
+                // takes that tread's plane, not the higher one: a toe probe a
+                // hair past the next riser must not lift the whole foot a step.
+                // A foot the lock already has stands where it is (its heel may hang
+                // off a step up): the higher tread holds it.
+                let mut plane = plane;
+                if let (SupportSource::Edge, true, Some(shift)) = (
+                    source,
+                    state.contact < 0.5 && !state.lock.is_locked(),
+                    tread_shift(&result, config, state.placement.applied_world, true),
+                ) {
+                    let toward_toe = shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
+                    if let Some(side) = tread_plane(&result, toward_toe) {
+                        plane = side;
+                        state.ground.second_plane = None;
+                    }
+                }
+                // Heights are compared where the foot is going (the landing
+                // point), not extrapolated back to where it is.
+                let ahead = result.look_ahead_used_xz;
+                let eval = ankle_anim_world + Vec3::new(ahead.x, 0.0, ahead.y);
+                let previous = state.ground.plane.map(|p| (p, state.ground.plane_eval_xz));
+                let ahead_grew = ahead.length() > state.ground.plane_ahead_m;
+                state.ground.plane_eval_xz = Vec2::new(eval.x, eval.z);
+                state.ground.plane_ahead_m = ahead.length();
+                // IK-6's two speeds, but a swinging foot's plane must have arrived
+                // by the time it lands: at least 3 time constants in the swing left.
+                let mut rate_per_s = lerp(
+                    config.swing_smoothing_per_s,
+                    config.contact_smoothing_per_s,
+                    state.contact,
+                );
+                let landing_in_s = foot.landing_in_s;
+                if landing_in_s.is_finite() && landing_in_s > 0.0 {
+                    rate_per_s = rate_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
+                }
+                let under_foot = ahead.length_squared() < 1e-6;
+                state.ground.plane = if state.ground.replant && under_foot {
+                    state.ground.replant = false;
+                    Some(plane)
+                } else {
+                    Some(smooth_plane(
+                        previous, plane, eval, rate_per_s, dt_s, ahead_grew,
+                    ))
+                };
+            }
+            None => {
+                // IK-3: keep the last plane, fade the IK out.
+                state.ground.support = ease(state.ground.support, 0.0, dt_s, config.miss_fade_s);
+                state.ground.source = None;
+                state.ground.second_plane = None;
+                moving_all_missed = !result.any_hit() && state.contact < 0.5;
+            }
+        }
+    }
+    moving_all_missed
+}
+
+/// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
+/// foot (world xz) that puts it fully on one side, with the margin; `None` without a
+/// located step edge or with placement off. The shorter way, unless that would take the
+/// foot's whole placement (`placed_world`, already in the probes, plus the move) past
+/// [`FootIkConfig::max_placement_m`] while the other way stays within it: a foot already
+/// moved forward most of the limit is not pushed against it (and set down across the
+/// edge) when going back onto the other tread fits.
+pub(super) fn tread_shift(
+    result: &FootProbeResult,
+    config: &FootIkConfig,
+    placed_world: Vec2,
+    crests: bool,
+) -> Option<Vec2> {
+    if config.max_placement_m <= 0.0 {
+        return None;
+    }
+    // Steps (a riser between, the same slope on both sides or found by the probes, as
+    // from a flight's last tread onto a ramp) and, with `crests`, a swinging foot across a
+    // crest (a platform's edge above a ramp going down: set down across it, it stands on
+    // its heel with the toes in the air). A planted foot on a crest is left there: moved,
+    // it would slide. A concave crease (the foot of a ramp) is stood on as it is.
+    let (heel, toe) = (result.heel?, result.toe?);
+    let crest = crests && crate::ik::foot::lower_plane_if_concave(heel, toe).is_none();
+    if !crate::ik::foot::same_slope(heel, toe) && !result.riser && !crest {
+        return None;
+    }
+    let f = result.edge_fraction?;
+    let along = result.toe_probe_xz - result.heel_probe_xz;
+    let length = along.length();
+    let dir = along.try_normalize()?;
+    let edge = f * length;
+    let forward = dir * (edge + config.placement_margin_m);
+    let backward = -dir * (length - edge + config.placement_margin_m);
+    let fits = |shift: Vec2| (placed_world + shift).length() <= config.max_placement_m;
+    let (shorter, longer) = if forward.length() <= backward.length() {
+        (forward, backward)
+    } else {
+        (backward, forward)
+    };
+    let shift = if !fits(shorter) && fits(longer) {
+        longer
+    } else {
+        shorter
+    };
+    // Within the limit as a whole placement, not only as this move.
+    let limited = (placed_world + shift).clamp_length_max(config.max_placement_m);
+    Some(limited - placed_world)
+}
+
+/// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
+const MAX_PLANE_EXTRAPOLATION_M: f32 = 0.15;
+
+/// IK-6: eases the smoothed plane toward `target` at `rate_per_s`, measured where the foot
+/// is (height there and normal), so a uniform slope never lags however fast the foot moves.
+///
+/// The smoothed plane is only trusted near where it was last evaluated: when the point
+/// jumps back (a landing ends the look-ahead), the new measurement under the foot is taken
+/// as it is, since a plane fitted 0.7 m ahead (a pebble, the next flight) says nothing
+/// about the ground under the foot. A jump ahead (`look_ahead_grew`: a lift-off) eases
+/// from the plane the foot stood on, or the foot would leap to its landing's height.
+pub(super) fn smooth_plane(
+    current: Option<(SupportPlane, Vec2)>,
+    target: SupportPlane,
+    foot_world: Vec3,
+    rate_per_s: f32,
+    dt_s: f32,
+    look_ahead_grew: bool,
+) -> SupportPlane {
+    let Some((current, last_xz)) = current else {
+        return target;
+    };
+    let a = damp_share(rate_per_s.max(0.0), dt_s);
+    let (x, z) = (foot_world.x, foot_world.z);
+    if !look_ahead_grew && last_xz.distance(Vec2::new(x, z)) > MAX_PLANE_EXTRAPOLATION_M {
+        return target;
+    }
+    let h_now = current.height_at(x, z);
+    let h = h_now + (target.height_at(x, z) - h_now) * a;
+    let normal = current.normal_world.lerp(target.normal_world, a);
+    SupportPlane::through(Vec3::new(x, h, z), normal).unwrap_or(target)
+}

@@ -1,0 +1,718 @@
+//! The foot IK stage as a whole: ticks of the mannequin over test worlds.
+
+use super::*;
+use crate::ik::foot::run_foot_probe;
+use crate::mannequin::Mannequin;
+use crate::pose::local_to_model;
+use crate::world::testing::HeightWorld;
+use crate::world::{QueryFilter, World};
+
+#[test]
+fn contact_counts_only_while_the_animated_foot_is_down() {
+    let config = FootIkConfig::default();
+    let at = |lift_m: f32| AnimatedFoot {
+        heel_model: Vec3::new(0.0, lift_m + 0.05, -0.05),
+        ball_model: Vec3::new(0.0, lift_m, 0.15),
+        ..AnimatedFoot::default()
+    };
+    // Down (or a hair up): the curve's value stands.
+    assert_eq!(at(0.0).gated_contact(0.8, &config), 0.8);
+    assert_eq!(
+        at(config.contact_lift_full_m).gated_contact(0.8, &config),
+        0.8
+    );
+    // Halfway: faded; the lower sole point counts, not the heel.
+    let half = 0.5 * (config.contact_lift_full_m + config.contact_lift_none_m);
+    let faded = at(half).gated_contact(1.0, &config);
+    assert!((faded - 0.5).abs() < 1e-4, "{faded}");
+    // A blend lifting the foot 10 cm is in the air, whatever the curve says.
+    assert_eq!(at(0.10).gated_contact(0.6, &config), 0.0);
+    // No curve stays no curve; a sunk foot is down.
+    assert!(at(0.0).gated_contact(f32::NAN, &config).is_nan());
+    assert_eq!(at(-0.03).gated_contact(1.0, &config), 1.0);
+}
+
+/// Ground at `left_m` for x > 0 (the character's left at yaw 0), `right_m` for x ≤ 0;
+/// `None` is a hole.
+fn split_world(
+    left_m: Option<f32>,
+    right_m: Option<f32>,
+) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+    HeightWorld::new(move |x, _| if x > 0.0 { left_m } else { right_m }.map(|h| (h, Vec3::Y)))
+}
+
+/// A step: ground at 0 for z < `edge_z`, at `step_m` beyond.
+fn step_world(edge_z: f32, step_m: f32) -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+    HeightWorld::new(move |_, z| Some((if z < edge_z { 0.0 } else { step_m }, Vec3::Y)))
+}
+
+struct Rig {
+    mannequin: Mannequin,
+    pose: Pose,
+    model: ModelPose,
+    ik: FootIk,
+}
+
+fn rig(mode: FootIkMode) -> Rig {
+    let mannequin = Mannequin::new();
+    let rig = FootRig::new(&mannequin.skeleton, &mannequin.bones).unwrap();
+    let pose = Pose::rest(&mannequin.skeleton);
+    let model = ModelPose::new(pose.num_joints());
+    let config = FootIkConfig {
+        mode,
+        ..FootIkConfig::default()
+    };
+    Rig {
+        ik: FootIk::new(config, rig),
+        mannequin,
+        pose,
+        model,
+    }
+}
+
+fn input(root: Vec3, contact: f32) -> FootIkInput {
+    FootIkInput {
+        root_world: root,
+        facing_yaw_rad: 0.0,
+        velocity_world: Vec3::ZERO,
+        grounded: true,
+        dt_s: 1.0 / 60.0,
+        contact_curve: [contact; 2],
+        lod_weight: 1.0,
+        probe_feet: [true; 2],
+        landing_in_s: [f32::NAN; 2],
+        landing_feet_model: [None; 2],
+    }
+}
+
+/// One tick on the Idle pose; returns each foot's lowest sole point (world y).
+fn tick(r: &mut Rig, world: &dyn World, input: &FootIkInput) -> [f32; 2] {
+    tick_bent(r, world, input, 0.0)
+}
+
+/// [`tick`] with the animated right knee bent by `right_knee_rad` (a foot lifted as in
+/// a swing).
+fn tick_bent(r: &mut Rig, world: &dyn World, input: &FootIkInput, right_knee_rad: f32) -> [f32; 2] {
+    tick_swung(r, world, input, 0.0, right_knee_rad)
+}
+
+/// [`tick_bent`] with the right thigh also swung forward by `right_hip_rad`.
+fn tick_swung(
+    r: &mut Rig,
+    world: &dyn World,
+    input: &FootIkInput,
+    right_hip_rad: f32,
+    right_knee_rad: f32,
+) -> [f32; 2] {
+    let idle = r.mannequin.clip("Idle").unwrap();
+    idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+        .unwrap();
+    let chain = r.ik.rig().legs[1].chain;
+    // The mannequin's rest rotations are identity: a turn about -X swings the leg
+    // forward, about +X bends the knee back.
+    r.pose.local_mut()[chain.thigh].rotation *= Quat::from_rotation_x(-right_hip_rad);
+    r.pose.local_mut()[chain.calf].rotation *= Quat::from_rotation_x(right_knee_rad);
+    local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+    let animated = r.ik.rig().animated_feet(&r.model);
+    let requests = r.ik.plan_probes(input, &animated);
+    let config = r.ik.config.probe;
+    let results = requests.map(|q| run_foot_probe(world, QueryFilter::GROUND, &config, &q));
+    r.ik.solve(
+        input,
+        &animated,
+        &results,
+        &r.mannequin.skeleton,
+        &mut r.pose,
+        &mut r.model,
+    )
+    .unwrap();
+    [0, 1].map(|i| {
+        let (heel, ball) = sole_points(r, i);
+        input.root_world.y + heel.y.min(ball.y)
+    })
+}
+
+/// The feet of the Idle pose (left into the rig's pose buffers; a tick resamples).
+fn idle_feet(r: &mut Rig) -> [AnimatedFoot; 2] {
+    let idle = r.mannequin.clip("Idle").unwrap();
+    idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+        .unwrap();
+    local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+    r.ik.rig().animated_feet(&r.model)
+}
+
+/// `foot` moved `dz_m` forward (model +Z).
+fn moved_ahead(mut foot: AnimatedFoot, dz_m: f32) -> AnimatedFoot {
+    for p in [
+        &mut foot.ankle_model,
+        &mut foot.heel_model,
+        &mut foot.ball_model,
+    ] {
+        p.z += dz_m;
+    }
+    foot
+}
+
+/// Tick `k` (60 Hz) of a 0.4 s swing of the right foot from `planted` to `landing`
+/// (its landing pose, as the clips would say), the body creeping forward.
+fn swing_input(planted: FootIkInput, landing: AnimatedFoot, k: usize) -> FootIkInput {
+    let mut swinging = planted;
+    swinging.contact_curve[1] = 0.0;
+    swinging.landing_in_s[1] = 0.4 - k as f32 / 60.0;
+    swinging.landing_feet_model[1] = Some(landing);
+    swinging.velocity_world = Vec3::new(0.0, 0.0, 0.01);
+    swinging
+}
+
+/// Heel and ball sole points of leg `i` in the rig's current model pose.
+fn sole_points(r: &Rig, i: usize) -> (Vec3, Vec3) {
+    let leg = r.ik.rig().legs[i];
+    (
+        r.model
+            .point_model(leg.chain.foot, leg.sockets.heel_foot_local),
+        r.model
+            .point_model(leg.chain.foot, leg.sockets.ball_foot_local),
+    )
+}
+
+#[test]
+fn the_legs_alone_are_recomputed_and_the_model_pose_stays_whole() {
+    let r = rig(FootIkMode::Predictive);
+    let foot_rig = *r.ik.rig();
+    for (leg, joints) in foot_rig.legs.iter().zip(foot_rig.leg_joints) {
+        let joints = joints.expect("the mannequin's legs fit");
+        let set = joints.as_slice();
+        assert_eq!(set[0], leg.chain.thigh);
+        for joint in [leg.chain.calf, leg.chain.foot] {
+            assert!(set.contains(&joint), "{joint} in {set:?}");
+        }
+        assert!(!set.contains(&foot_rig.pelvis));
+        for (k, &joint) in set.iter().enumerate().skip(1) {
+            let parent = r.mannequin.skeleton.parent(joint).unwrap();
+            assert!(set[..k].contains(&parent), "parent of {joint} comes first");
+        }
+    }
+    // After a solve that moved the pelvis and both legs, the model pose is exactly the
+    // local pose's (nothing left stale by the partial updates).
+    let mut r = rig(FootIkMode::Predictive);
+    let world = split_world(Some(0.05), Some(-0.2));
+    for _ in 0..10 {
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    assert!(r.ik.output().pelvis_offset_m < -0.01);
+    let mut full = ModelPose::new(r.pose.num_joints());
+    local_to_model(&r.mannequin.skeleton, &r.pose, &mut full).unwrap();
+    for (a, b) in r.model.joints_model().iter().zip(full.joints_model()) {
+        assert!(a.abs_diff_eq(*b, 1e-6), "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn each_foot_stands_on_its_own_ground() {
+    let mut r = rig(FootIkMode::Predictive);
+    let world = split_world(Some(0.08), Some(-0.04));
+    let mut soles = [0.0; 2];
+    for _ in 0..60 {
+        soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    assert!((soles[0] - 0.08).abs() < 2e-3, "left sole at {}", soles[0]);
+    assert!((soles[1] + 0.04).abs() < 2e-3, "right sole at {}", soles[1]);
+    let out = r.ik.output();
+    assert_eq!(out.knee_flips, 0);
+    assert!(out.feet.iter().all(|f| f.locked && f.ik_alpha == 1.0));
+}
+
+#[test]
+fn the_pelvis_comes_down_when_a_foot_cannot_reach() {
+    let mut r = rig(FootIkMode::Predictive);
+    let world = split_world(Some(0.0), Some(-0.3));
+    let mut soles = [0.0; 2];
+    for _ in 0..90 {
+        soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    let out = *r.ik.output();
+    assert!(
+        out.pelvis_offset_m < -0.1,
+        "pelvis offset {}",
+        out.pelvis_offset_m
+    );
+    assert!((soles[1] + 0.3).abs() < 5e-3, "right sole at {}", soles[1]);
+    assert!(soles[0].abs() < 5e-3, "left sole at {}", soles[0]);
+    // Flat again: the pelvis returns, slower than it went down.
+    let flat = split_world(Some(0.0), Some(0.0));
+    tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+    let after_one = r.ik.output().pelvis_offset_m;
+    assert!(
+        after_one < out.pelvis_offset_m * 0.8,
+        "rose too fast: {after_one}"
+    );
+    for _ in 0..120 {
+        tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+    }
+    assert!(r.ik.output().pelvis_offset_m.abs() < 5e-3);
+}
+
+#[test]
+fn a_planted_foot_out_of_reach_stands_on_its_ball_not_in_the_air() {
+    // The right ground drops 8 cm: on the first tick the pelvis has only begun to come
+    // down, so the right leg cannot reach a flat foot there.
+    let world = split_world(Some(0.0), Some(-0.08));
+    let run = |max_roll_deg: f32| {
+        let mut r = rig(FootIkMode::Predictive);
+        r.ik.config.max_reach_roll_rad = max_roll_deg.to_radians();
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        let (heel, ball) = sole_points(&r, 1);
+        let toe = r.ik.rig().legs[1].chain.ball.unwrap();
+        (heel, ball, rotation_of(&r.model, toe), *r.ik.output())
+    };
+    let (flat_heel, flat_ball, flat_toe, flat_out) = run(0.0);
+    assert!(
+        flat_out.reach_clamps > 0,
+        "the test needs a leg out of reach"
+    );
+    assert!(
+        flat_ball.y > -0.08 + 0.01,
+        "without the roll it floats: {flat_ball}"
+    );
+    assert!((flat_heel.y - flat_ball.y).abs() < 0.01);
+    let (heel, ball, toe, out) = run(40.0);
+    assert!((ball.y + 0.08).abs() < 2e-3, "ball {ball}");
+    assert!(heel.y > ball.y + 0.02, "heel up: {heel}, ball {ball}");
+    assert_eq!(out.knee_flips, 0);
+    // The toes stay as the plane has them: the foot bends at the ball.
+    assert!(
+        toe.angle_between(flat_toe) < 1e-3,
+        "toe {toe} vs {flat_toe}"
+    );
+}
+
+#[test]
+fn the_pelvis_comes_down_ahead_of_a_landing_it_could_not_reach() {
+    // The right foot swings with its knee bent over ground 25 cm lower, to land as the
+    // Idle pose has it: reachable now, not when it lands.
+    let world = split_world(Some(0.0), Some(-0.25));
+    let flat = split_world(Some(0.0), Some(0.0));
+    let swing = |landing_in_s: f32| {
+        let mut r = rig(FootIkMode::Predictive);
+        tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
+        let landing = idle_feet(&mut r)[1];
+        let mut swinging = input(Vec3::ZERO, 1.0);
+        swinging.contact_curve[1] = 0.0;
+        swinging.landing_in_s[1] = landing_in_s;
+        swinging.landing_feet_model[1] = Some(landing);
+        let mut offsets = Vec::new();
+        for _ in 0..6 {
+            tick_bent(&mut r, &world, &swinging, 70f32.to_radians());
+            offsets.push(r.ik.output().pelvis_offset_m);
+        }
+        offsets
+    };
+    let unknown = swing(f32::NAN);
+    let far_off = swing(1.0);
+    let soon = swing(0.05);
+    assert_eq!(
+        unknown, far_off,
+        "a landing a second away changes nothing yet"
+    );
+    let (last_unknown, last_soon) = (unknown[5], soon[5]);
+    assert!(
+        last_soon < last_unknown - 0.05,
+        "pelvis {last_soon} vs {last_unknown} without the landing time"
+    );
+    // Still the pelvis's own rate: no step bigger than the down rate allows.
+    let rate = 1.0 - (-PelvisConfig::default().down_rate_per_s / 60.0).exp();
+    for w in soon.windows(2) {
+        assert!(w[0] - w[1] <= rate * 0.5 + 1e-4, "{soon:?}");
+    }
+}
+
+#[test]
+fn a_foot_gliding_back_after_a_release_probes_where_it_is() {
+    // Its ground is what a lifting foot must clear: the animated foot may already be
+    // a step further on (over the next tread down).
+    let world = split_world(Some(0.0), Some(0.0));
+    let mut r = rig(FootIkMode::Predictive);
+    for _ in 0..5 {
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    let (_, held_ball) = sole_points(&r, 0);
+    // The body moves on 20 cm and the stance ends: the lock lets go and glides back.
+    let moved = input(Vec3::new(0.0, 0.0, 0.2), 0.0);
+    while r.ik.output().feet[0].locked {
+        tick(&mut r, &world, &moved);
+    }
+    let mut pose = Pose::rest(&r.mannequin.skeleton);
+    let mut model = ModelPose::new(pose.num_joints());
+    let idle = r.mannequin.clip("Idle").unwrap();
+    idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut pose)
+        .unwrap();
+    local_to_model(&r.mannequin.skeleton, &pose, &mut model).unwrap();
+    let animated = r.ik.rig().animated_feet(&model);
+    let request = r.ik.plan_probes(&moved, &animated)[0];
+    let animated_ball_z = 0.2 + animated[0].ball_model.z;
+    assert!(
+        (request.ball_world.z - held_ball.z).abs() < 0.05,
+        "probes at z {} (held at {}, animated at {animated_ball_z})",
+        request.ball_world.z,
+        held_ball.z
+    );
+}
+
+#[test]
+fn contact_comes_from_the_curve_or_else_the_foot_speed() {
+    let world = split_world(Some(0.0), Some(0.0));
+    // Curve says swing: contact eases to 0 within the ease time.
+    let mut r = rig(FootIkMode::Predictive);
+    tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    for _ in 0..6 {
+        tick(&mut r, &world, &input(Vec3::ZERO, 0.0));
+    }
+    assert_eq!(r.ik.output().feet[0].contact, 0.0);
+    // No curve: the Idle feet carried at 2 m/s are swinging, standing still planted.
+    let mut r = rig(FootIkMode::Predictive);
+    let mut root = Vec3::ZERO;
+    for _ in 0..10 {
+        root.z += 2.0 / 60.0;
+        tick(&mut r, &world, &input(root, f32::NAN));
+    }
+    assert!(r.ik.output().feet.iter().all(|f| f.contact == 0.0));
+    for _ in 0..10 {
+        tick(&mut r, &world, &input(root, f32::NAN));
+    }
+    assert!(r.ik.output().feet.iter().all(|f| f.contact == 1.0));
+}
+
+#[test]
+fn a_foot_landing_across_a_step_edge_is_set_down_on_one_tread() {
+    let mut r = rig(FootIkMode::Predictive);
+    // Where the Idle left foot's heel and ball are (model z), put the edge between them.
+    let feet = idle_feet(&mut r);
+    let edge_z = 0.5 * (feet[0].heel_model.z + feet[0].ball_model.z);
+    let world = step_world(edge_z, 0.15);
+    for _ in 0..30 {
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    let (heel, ball) = sole_points(&r, 0);
+    let side = |z: f32| z >= edge_z;
+    assert_eq!(
+        side(heel.z),
+        side(ball.z),
+        "heel {heel}, ball {ball}, edge {edge_z}"
+    );
+    // And it stands on that tread: no float, no penetration.
+    let ground = if side(ball.z) { 0.15 } else { 0.0 };
+    assert!(
+        (heel.y.min(ball.y) - ground).abs() < 3e-3,
+        "sole {heel} {ball}"
+    );
+    assert_eq!(r.ik.output().knee_flips, 0);
+
+    // A step down (the toe hanging over the nosing) is settled too, on the first
+    // probes taken where the foot stands; and once set down on its tread it stands on
+    // it from the next tick (the plane there is taken as it is, not eased down to; a
+    // 6 cm step, which the leg reaches without waiting for the pelvis).
+    let low = step_world(edge_z, -0.06);
+    let mut r = rig(FootIkMode::Predictive);
+    let mut settled_at = None;
+    for k in 0..30 {
+        tick(&mut r, &low, &input(Vec3::ZERO, 1.0));
+        let (heel, ball) = sole_points(&r, 0);
+        if side(heel.z) == side(ball.z) && settled_at.is_none() {
+            settled_at = Some(k);
+        }
+        if settled_at.is_some_and(|at| k > at) {
+            let ground = if side(ball.z) { -0.06 } else { 0.0 };
+            let sole = heel.y.min(ball.y);
+            assert!(
+                (sole - ground).abs() < 3e-3,
+                "tick {k}: sole {sole} over {ground}"
+            );
+        }
+    }
+    assert!(
+        settled_at.is_some_and(|at| at < 5),
+        "settled at {settled_at:?}"
+    );
+    let down = step_world(edge_z, -0.15);
+    let mut r = rig(FootIkMode::Predictive);
+    for _ in 0..30 {
+        tick(&mut r, &down, &input(Vec3::ZERO, 1.0));
+    }
+    let (heel, ball) = sole_points(&r, 0);
+    assert_eq!(side(heel.z), side(ball.z), "down: heel {heel}, ball {ball}");
+    let ground = if side(ball.z) { -0.15 } else { 0.0 };
+    assert!(
+        (heel.y.min(ball.y) - ground).abs() < 3e-3,
+        "down: sole {heel} {ball}"
+    );
+
+    // With placement off the same foot stays across the edge.
+    let mut r = rig(FootIkMode::Predictive);
+    r.ik.config.max_placement_m = 0.0;
+    for _ in 0..30 {
+        tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    }
+    let (heel, ball) = sole_points(&r, 0);
+    assert_ne!(side(heel.z), side(ball.z), "placement off: {heel} {ball}");
+}
+
+#[test]
+fn a_swinging_foot_across_a_step_takes_the_tread_it_will_be_set_on() {
+    // The right foot swings with a step up 4 cm behind its ball: most of the foot is
+    // over the lower tread, so it is moved back onto it and takes its height, not
+    // lifted a whole step by the toe's probe.
+    let mut r = rig(FootIkMode::Predictive);
+    let feet = idle_feet(&mut r);
+    let edge_z = feet[1].ball_model.z - 0.04;
+    let world = step_world(edge_z, 0.15);
+    let mut swinging = input(Vec3::ZERO, 1.0);
+    swinging.contact_curve[1] = 0.0;
+    for k in 0..10 {
+        tick(&mut r, &world, &swinging);
+        let report = r.ik.output().feet[1];
+        if k == 0 {
+            assert_eq!(report.source, Some(SupportSource::Edge));
+        }
+        let support = report.support_height_m.unwrap();
+        assert!(
+            support.abs() < 1e-3,
+            "tick {k}: support at {support}, not the lower tread"
+        );
+    }
+    // The step ahead is cleared, not stood on.
+    let (heel, ball) = sole_points(&r, 1);
+    assert!(heel.y.min(ball.y) > -1e-3, "sole {heel} {ball}");
+}
+
+#[test]
+fn a_swinging_foot_across_a_crest_is_set_on_one_side_of_it() {
+    // A platform at 0 ending between the right foot's heel and ball, then a 40° ramp
+    // down: set down across the crest, the foot would stand on its heel with the toes
+    // in the air. Swinging, it is moved onto the platform or the ramp.
+    let mut r = rig(FootIkMode::Predictive);
+    let feet = idle_feet(&mut r);
+    let edge_z = 0.5 * (feet[1].heel_model.z + feet[1].ball_model.z);
+    let slope = 40f32.to_radians();
+    let down = Vec3::new(0.0, slope.cos(), slope.sin());
+    let world = HeightWorld::new(move |_, z: f32| {
+        Some(if z < edge_z {
+            (0.0, Vec3::Y)
+        } else {
+            (-(z - edge_z) * slope.tan(), down)
+        })
+    });
+    let mut swinging = input(Vec3::ZERO, 1.0);
+    swinging.contact_curve[1] = 0.0;
+    for _ in 0..20 {
+        tick(&mut r, &world, &swinging);
+    }
+    let (heel, ball) = sole_points(&r, 1);
+    assert_eq!(
+        heel.z < edge_z,
+        ball.z < edge_z,
+        "heel {heel}, ball {ball}, crest {edge_z}"
+    );
+}
+
+#[test]
+fn a_foot_lifting_off_for_a_higher_landing_rises_over_the_swing_not_at_once() {
+    // The right foot stands on the floor and swings (0.4 s) to land on a 25 cm step
+    // 0.6 m ahead, as its landing pose and the body's travel say.
+    let mut r = rig(FootIkMode::Predictive);
+    let world = step_world(0.3, 0.25);
+    let planted = input(Vec3::ZERO, 1.0);
+    for _ in 0..10 {
+        tick(&mut r, &world, &planted);
+    }
+    let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+    let mut heights = Vec::new();
+    for k in 0..24 {
+        heights.push(tick(&mut r, &world, &swing_input(planted, landing, k))[1]);
+    }
+    // It gets there: over the step by touch-down.
+    assert!(heights[23] > 0.2, "{heights:?}");
+    // But no tick lifts it by more than a third of the step.
+    for w in heights.windows(2) {
+        assert!(w[1] - w[0] < 0.08, "{heights:?}");
+    }
+}
+
+#[test]
+fn a_foot_swinging_onto_a_step_lands_ball_first_then_lowers_its_heel() {
+    // As above, but with the flat Idle foot: over the second half of the swing the
+    // foot pitches toes-down, so its ball meets the 25 cm step before its heel; planted,
+    // the heel comes down about the ball within `stair_heel_lower_s`.
+    let heel_above_ball = |toe_down_rad: f32| {
+        let mut r = rig(FootIkMode::Predictive);
+        r.ik.config.stair_toe_down_rad = toe_down_rad;
+        let world = step_world(0.3, 0.25);
+        let planted = input(Vec3::ZERO, 1.0);
+        for _ in 0..10 {
+            tick(&mut r, &world, &planted);
+        }
+        let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+        let mut swinging = planted;
+        for k in 0..24 {
+            swinging = swing_input(planted, landing, k);
+            tick(&mut r, &world, &swinging);
+        }
+        let (heel, ball) = sole_points(&r, 1);
+        let at_touch_down = heel.y - ball.y;
+        // Planted for 0.3 s (twice the heel's time) where it landed.
+        let mut landed = swinging;
+        landed.contact_curve[1] = 1.0;
+        landed.landing_in_s[1] = 0.0;
+        for _ in 0..18 {
+            tick(&mut r, &world, &landed);
+        }
+        let (heel, ball) = sole_points(&r, 1);
+        (at_touch_down, heel.y - ball.y)
+    };
+    let (touch_down, planted) = heel_above_ball(15f32.to_radians());
+    // A 0.2 m sole at 15°: the heel 5 cm above the ball.
+    assert!(touch_down > 0.04, "heel {touch_down} m above the ball");
+    assert!(
+        planted.abs() < 0.005,
+        "heel {planted} m above the ball, planted"
+    );
+    // Off: the Idle foot comes down flat.
+    let (touch_down, _) = heel_above_ball(0.0);
+    assert!(
+        touch_down.abs() < 0.005,
+        "heel {touch_down} m above the ball, off"
+    );
+}
+
+#[test]
+fn a_foot_lifting_off_turns_to_its_landing_slope_gradually() {
+    // Flat floor, then a 25° ramp from 0.3 m ahead; the right foot lifts off to land
+    // 0.6 m ahead, on the ramp. Its plane eases from the floor to the ramp rather than
+    // snapping there on the first swing tick (the foot would flip its pitch at once).
+    let tan = 25f32.to_radians().tan();
+    let ramp = Vec3::new(0.0, 1.0, -tan).normalize();
+    let world = HeightWorld::new(move |_, z: f32| {
+        Some(if z < 0.3 {
+            (0.0, Vec3::Y)
+        } else {
+            ((z - 0.3) * tan, ramp)
+        })
+    });
+    let mut r = rig(FootIkMode::Predictive);
+    let planted = input(Vec3::ZERO, 1.0);
+    for _ in 0..10 {
+        tick(&mut r, &world, &planted);
+    }
+    let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+    let foot = r.ik.rig().legs[1].chain.foot;
+    let rotation_of_foot = |r: &Rig| {
+        let (_, rotation, _) = r.model.joints_model()[foot].to_scale_rotation_translation();
+        rotation
+    };
+    tick(&mut r, &world, &planted);
+    let mut last = rotation_of_foot(&r);
+    let mut swinging = planted;
+    swinging.contact_curve[1] = 0.0;
+    swinging.landing_in_s[1] = 0.4;
+    swinging.landing_feet_model[1] = Some(landing);
+    for k in 0..12 {
+        tick(&mut r, &world, &swinging);
+        let now = rotation_of_foot(&r);
+        let turn = now.angle_between(last).to_degrees();
+        assert!(turn < 10.0, "tick {k}: the foot turned {turn}° at once");
+        last = now;
+    }
+}
+
+#[test]
+fn up_a_ramp_a_lifting_foot_takes_the_ground_near_it_not_at_its_landing() {
+    // A 20° ramp; the right foot lifts off to land 0.6 m further up (22 cm higher).
+    let tan = 20f32.to_radians().tan();
+    let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+    let world = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+    let mut r = rig(FootIkMode::Predictive);
+    let planted = input(Vec3::ZERO, 1.0);
+    for _ in 0..10 {
+        tick(&mut r, &world, &planted);
+    }
+    let standing = tick(&mut r, &world, &planted)[1];
+    let landing = moved_ahead(idle_feet(&mut r)[1], 0.6);
+    let mut swinging = planted;
+    swinging.contact_curve[1] = 0.0;
+    swinging.landing_in_s[1] = 0.4;
+    swinging.landing_feet_model[1] = Some(landing);
+    let lifted: Vec<f32> = (0..12)
+        .map(|_| tick(&mut r, &world, &swinging)[1] - standing)
+        .collect();
+    // It climbs with the ramp (0.36 m/s × swing time here), not to the landing height
+    // at lift-off.
+    for w in lifted.windows(2) {
+        assert!(w[1] - w[0] < 0.03, "{lifted:?}");
+    }
+    assert!(lifted[6] < 0.05, "{lifted:?}");
+}
+
+#[test]
+fn a_swinging_foot_out_of_reach_waits_above_its_target() {
+    // The right foot swings forward over a drop deeper than the pelvis may come
+    // down: its target is out of reach. The foot stays over where it is going (the
+    // target is raised to the leg's reach), not pulled in toward the hip along the leg.
+    let mut r = rig(FootIkMode::Predictive);
+    let world = split_world(Some(0.0), Some(-0.9));
+    let mut swinging = input(Vec3::ZERO, 1.0);
+    swinging.contact_curve[1] = 0.0;
+    for _ in 0..20 {
+        tick_swung(&mut r, &world, &swinging, 30f32.to_radians(), 0.0);
+    }
+    let out = *r.ik.output();
+    let target = out.feet[1].ankle_target_world;
+    let ankle = r.model.position_model(r.ik.rig().legs[1].chain.foot);
+    let horizontal = Vec2::new(ankle.x - target.x, ankle.z - target.z).length();
+    assert!(horizontal < 2e-3, "ankle {ankle} vs target {target}");
+    assert!(target.y > -0.9, "raised target {target}");
+    assert!(
+        (ankle.y - target.y).abs() < 5e-3,
+        "ankle {ankle} reaches {target}"
+    );
+    assert_eq!(out.knee_flips, 0);
+}
+
+#[test]
+fn a_total_miss_fades_the_ik_out_without_a_snap() {
+    let mut r = rig(FootIkMode::Predictive);
+    let ground = split_world(Some(0.1), Some(0.1));
+    for _ in 0..30 {
+        tick(&mut r, &ground, &input(Vec3::ZERO, 1.0));
+    }
+    let hole = split_world(None, None);
+    let mut last = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
+    let mut last_alpha = r.ik.output().feet[0].ik_alpha;
+    let max_step = (1.0 / 60.0) / r.ik.config.miss_fade_s + 1e-5;
+    for _ in 0..30 {
+        let soles = tick(&mut r, &hole, &input(Vec3::ZERO, 1.0));
+        let alpha = r.ik.output().feet[0].ik_alpha;
+        assert!(
+            last_alpha - alpha <= max_step,
+            "alpha {last_alpha} → {alpha}"
+        );
+        assert!((soles[0] - last[0]).abs() < 0.01, "foot snapped");
+        last = soles;
+        last_alpha = alpha;
+    }
+    assert_eq!(last_alpha, 0.0);
+    assert!(last[0].abs() < 2e-3, "back on the animation: {}", last[0]);
+}
+
+#[test]
+fn mode_none_and_bad_input_leave_the_animation_alone() {
+    let world = split_world(Some(0.1), Some(0.1));
+    let mut r = rig(FootIkMode::None);
+    let soles = tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+    assert!(soles.iter().all(|s| s.abs() < 2e-3), "{soles:?}");
+    assert_eq!(r.ik.output().rays_cast, 0);
+    let mut r = rig(FootIkMode::Predictive);
+    let mut bad = input(Vec3::NAN, 1.0);
+    bad.dt_s = f32::NAN;
+    bad.facing_yaw_rad = f32::INFINITY;
+    tick(&mut r, &world, &bad);
+    assert!(r.model.joints_model().iter().all(|m| m.is_finite()));
+}
