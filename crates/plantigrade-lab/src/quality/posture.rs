@@ -74,7 +74,7 @@ pub fn lean_along_rad(from: Vec3, to: Vec3, forward: Vec3) -> f32 {
 }
 
 /// Posture metrics of a run sampled at `hz` (SPEC QUAL-8), the lean judged against
-/// `profile` on the ticks [`tilt_quality`] calls settled.
+/// `profile` on the ticks [`super::tilt::tilt_quality`] calls settled.
 pub fn posture_quality(
     samples: &[TickSample],
     hz: f32,

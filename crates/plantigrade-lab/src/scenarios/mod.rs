@@ -6,7 +6,7 @@
 //!
 //! By concern: [`catalog`] the scenarios, [`script`] what the stick does, [`path`] where a
 //! run goes on the course, [`run`] the tick loop and its figures, [`sample`] and [`trace`]
-//! what is recorded per tick, [`checks`] what is judged, [`print`] the tables.
+//! what is recorded per tick, [`checks`] what is judged, [`print`](mod@print) the tables.
 
 mod catalog;
 mod checks;
