@@ -13,7 +13,7 @@ use plantigrade::character::Character;
 use plantigrade::course::Course;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
-use plantigrade::world::{MoveLimits, MoveRequest, QueryFilter, World};
+use plantigrade::world::{CharacterMover, MoveLimits, MoveRequest, QueryFilter};
 use plantigrade_rapier::RapierWorld;
 
 fn character_tick(c: &mut Criterion) {

@@ -1,4 +1,4 @@
-//! plantigrade's [`World`](plantigrade::world::World) on rapier3d (SPEC MOVE-7): ray and
+//! plantigrade's [`CharacterPhysics`](plantigrade::world::CharacterPhysics) (queries and a mover) on rapier3d (SPEC MOVE-7): ray and
 //! capsule scene queries with layer and self-exclusion filters, and capsule
 //! collide-and-slide by rapier's
 //! [`KinematicCharacterController`](rapier3d::control::KinematicCharacterController)
@@ -9,7 +9,9 @@
 //! ```
 //! use plantigrade::course::Course;
 //! use plantigrade::glam::Vec3;
-//! use plantigrade::world::{Capsule, Layers, MoveLimits, MoveRequest, QueryFilter, World};
+//! use plantigrade::world::{
+//!     Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, QueryFilter, SpatialQueries,
+//! };
 //! use plantigrade_rapier::RapierWorld;
 //!
 //! // 1. A world with the test course's geometry as static colliders on the GROUND layer

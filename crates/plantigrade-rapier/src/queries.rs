@@ -1,4 +1,4 @@
-//! The `World` queries written against any rapier [`QueryPipeline`], so a host that owns its
+//! The `SpatialQueries` and `CharacterMover` answers written against any rapier [`QueryPipeline`], so a host that owns its
 //! own rapier world (e.g. a Bevy app with `bevy_rapier3d`) can run plantigrade's queries on
 //! it: build a pipeline with [`rapier_filter`] (or its own filter) and call these.
 //!

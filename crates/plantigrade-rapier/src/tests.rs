@@ -1,7 +1,9 @@
 //! Unit tests on small hand-built worlds; the course scenarios are in `tests/course.rs`.
 
 use glam::{Quat, Vec3};
-use plantigrade::world::{BodyId, Capsule, Layers, MoveLimits, MoveRequest, QueryFilter, World};
+use plantigrade::world::{
+    BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, QueryFilter, SpatialQueries,
+};
 
 use crate::queries::ZERO_MOVE;
 use crate::{ControllerConfig, RapierWorld, RapierWorldError};

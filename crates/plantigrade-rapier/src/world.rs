@@ -1,10 +1,11 @@
 //! [`RapierWorld`]: static level colliders, character capsules and the character controller,
-//! answering plantigrade's [`World`] queries.
+//! answering plantigrade's [`SpatialQueries`] and [`CharacterMover`].
 
 use glam::Vec3;
 use plantigrade::course::{Course, Solid, SolidShape};
 use plantigrade::world::{
-    BodyId, Capsule, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter, RayHit, World,
+    BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter,
+    RayHit, SpatialQueries,
 };
 use rapier3d::control::KinematicCharacterController;
 use rapier3d::dynamics::RigidBodySet;
@@ -196,7 +197,7 @@ impl RapierWorld {
     }
 
     /// Moves a character's capsule so its bottom is at `feet_world` (call it after each
-    /// [`World::move_capsule`] with the character's new position).
+    /// [`CharacterMover::move_capsule`] with the character's new position).
     pub fn set_character_position(
         &mut self,
         body: BodyId,
@@ -257,7 +258,7 @@ impl RapierWorld {
         &self.config
     }
 
-    /// The rapier controller [`World::move_capsule`] uses for a character with `limits`.
+    /// The rapier controller [`CharacterMover::move_capsule`] uses for a character with `limits`.
     pub fn controller(&self, limits: &MoveLimits) -> KinematicCharacterController {
         self.config.to_controller(limits)
     }
@@ -269,7 +270,7 @@ impl RapierWorld {
     }
 
     /// A rapier query pipeline over this world seeing what `filter` sees, for queries
-    /// beyond the [`World`] trait.
+    /// beyond the [`SpatialQueries`] trait.
     pub fn query_pipeline(&self, filter: QueryFilter) -> QueryPipeline<'_> {
         let exclude = filter.exclude.and_then(|b| self.character_handle(b).ok());
         QueryPipeline {
@@ -328,8 +329,7 @@ fn positive(what: &'static str, v: f32) -> Result<(), RapierWorldError> {
         Err(RapierWorldError::BadValue { what, value: v })
     }
 }
-
-impl World for RapierWorld {
+impl SpatialQueries for RapierWorld {
     fn cast_ray(
         &self,
         origin: Vec3,
@@ -363,7 +363,9 @@ impl World for RapierWorld {
         )
         .map(|(_, hit)| hit)
     }
+}
 
+impl CharacterMover for RapierWorld {
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
         queries::move_capsule(
             &self.query_pipeline(request.filter),

@@ -5,7 +5,8 @@
 use plantigrade::course::{Course, Role};
 use plantigrade::glam::Vec3;
 use plantigrade::world::{
-    BodyId, Capsule, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter, World,
+    BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter,
+    SpatialQueries,
 };
 use plantigrade_rapier::RapierWorld;
 

@@ -6,7 +6,7 @@ use glam::Vec2;
 use plantigrade::course::Course;
 use plantigrade::graph::RootMotionDelta;
 use plantigrade::motion::{CharacterConfig, Intent, Movement};
-use plantigrade::world::{QueryFilter, World};
+use plantigrade::world::{CharacterMover, QueryFilter};
 use plantigrade_rapier::RapierWorld;
 
 #[test]

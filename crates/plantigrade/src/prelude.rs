@@ -7,5 +7,7 @@ pub use crate::ik::FootIkMode;
 pub use crate::lod::LodTier;
 pub use crate::motion::{Buttons, CharacterConfig, InputConfig, InputDevice, Intent};
 pub use crate::settings::{CharacterSettings, QueryLayers, SettingsError, SettingsLoadError};
-pub use crate::world::{BodyId, Layers, QueryFilter, World};
+pub use crate::world::{
+    BodyId, CharacterMover, CharacterPhysics, Layers, MoveLimits, QueryFilter, SpatialQueries,
+};
 pub use glam::{Quat, Vec2, Vec3};

@@ -218,8 +218,10 @@ pub struct MoveResult {
     pub hit_wall: bool,
 }
 
-/// A physics world the core can query and move capsules in.
-pub trait World {
+/// What the core asks a physics engine (SPEC MOVE-7, IK-2, TILT-1): ray and capsule casts
+/// with a filter that picks layers and leaves out the character's own collider. Foot
+/// probes, tilt rays and the crouch headroom check need nothing else.
+pub trait SpatialQueries {
     /// First hit of a ray from `origin` along unit `direction`, up to `max_distance_m`.
     fn cast_ray(
         &self,
@@ -239,11 +241,20 @@ pub trait World {
         max_distance_m: f32,
         filter: QueryFilter,
     ) -> Option<RayHit>;
+}
 
-    /// Collide-and-slide of a capsule with stepping, ground snapping and slope limits. Does
-    /// not move anything in the world; the caller keeps the character's position.
+/// Moves a character's capsule: collide-and-slide with stepping, ground snapping and slope
+/// limits, as the request's [`MoveLimits`] say. Does not move anything in the world; the
+/// caller keeps the character's position.
+pub trait CharacterMover {
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult;
 }
+
+/// Everything a character needs from physics: queries and a mover. Any type with both is
+/// one (`plantigrade-rapier`'s world, the course's analytic world, a game's own).
+pub trait CharacterPhysics: SpatialQueries + CharacterMover {}
+
+impl<T: SpatialQueries + CharacterMover + ?Sized> CharacterPhysics for T {}
 
 /// Worlds for the core's unit tests.
 #[cfg(test)]
@@ -252,7 +263,9 @@ pub(crate) mod testing {
 
     use glam::Vec3;
 
-    use super::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+    use super::{
+        Capsule, CharacterMover, MoveRequest, MoveResult, QueryFilter, RayHit, SpatialQueries,
+    };
 
     /// Ground given by a function of world `(x, z)` → `(height m, unit normal)`, `None`
     /// for a hole. It answers straight-down rays only (every probe in the core casts down,
@@ -277,7 +290,7 @@ pub(crate) mod testing {
         }
     }
 
-    impl<F: Fn(f32, f32) -> Option<(f32, Vec3)>> World for HeightWorld<F> {
+    impl<F: Fn(f32, f32) -> Option<(f32, Vec3)>> SpatialQueries for HeightWorld<F> {
         fn cast_ray(&self, origin: Vec3, dir: Vec3, max: f32, _: QueryFilter) -> Option<RayHit> {
             self.rays.set(self.rays.get() + 1);
             assert!(dir.y < -0.999, "probes cast straight down");
@@ -300,7 +313,9 @@ pub(crate) mod testing {
         ) -> Option<RayHit> {
             None
         }
+    }
 
+    impl<F: Fn(f32, f32) -> Option<(f32, Vec3)>> CharacterMover for HeightWorld<F> {
         fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
             MoveResult {
                 translation: request.desired_translation,

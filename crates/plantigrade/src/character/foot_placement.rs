@@ -16,7 +16,7 @@ use crate::ik::{
 };
 use crate::pose::{ModelPose, Pose};
 use crate::skeleton::Skeleton;
-use crate::world::{QueryFilter, World};
+use crate::world::{QueryFilter, SpatialQueries};
 
 /// Foot IK and what feeds it.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ pub(super) struct FootPlacement {
 
 /// What the foot IK solve needs from the rest of the tick.
 pub(super) struct PlacementInput<'a> {
-    pub world: &'a dyn World,
+    pub world: &'a dyn SpatialQueries,
     pub skeleton: &'a Skeleton,
     pub ground: QueryFilter,
     pub root_world: Vec3,

@@ -6,7 +6,7 @@ use glam::Vec3;
 
 use crate::graph::RootMotionDelta;
 use crate::motion::{CharacterConfig, Intent, LocomotionVars, Movement, MovementOutput};
-use crate::world::{MoveResult, QueryFilter, World};
+use crate::world::{CharacterPhysics, MoveResult, QueryFilter};
 
 /// Movement state, the capsule's place and what the last move did.
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ impl Locomotion {
         &mut self,
         dt_s: f32,
         intent: &Intent,
-        world: &dyn World,
+        world: &dyn CharacterPhysics,
         filter: QueryFilter,
     ) {
         let request = self.movement.plan(

@@ -47,7 +47,7 @@ use crate::motion::{CharacterConfig, ConfigError, Intent, Movement, MovementOutp
 use crate::pose::{ModelPose, Pose, PoseError};
 use crate::settings::{CharacterSettings, QueryLayers, SettingsError};
 use crate::tilt::{NormalSourceChoice, TiltConfig, TiltOutput};
-use crate::world::{BodyId, MoveResult, QueryFilter, World};
+use crate::world::{BodyId, CharacterPhysics, MoveResult, QueryFilter, SpatialQueries};
 
 /// Why a character could not be made or ticked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -256,7 +256,7 @@ impl Character {
         &mut self,
         dt_s: f32,
         intent: &Intent,
-        world: &dyn World,
+        world: &dyn CharacterPhysics,
     ) -> Result<(), CharacterError> {
         let movement_filter = QueryFilter {
             layers: self.query_layers.movement,
@@ -582,7 +582,11 @@ impl Character {
 /// Runs every character's pending probe requests (SPEC IK-13) as one batch, split over
 /// `threads` scoped threads (1 = on this thread), and hands each its results for its next
 /// tick. Needs a world that can be queried from several threads.
-pub fn run_probe_batch(world: &(dyn World + Sync), characters: &mut [Character], threads: usize) {
+pub fn run_probe_batch(
+    world: &(dyn SpatialQueries + Sync),
+    characters: &mut [Character],
+    threads: usize,
+) {
     let run = |chunk: &mut [Character]| {
         for c in chunk {
             if let Some((config, filter)) = c.probe_setup() {

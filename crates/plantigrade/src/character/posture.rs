@@ -18,7 +18,7 @@ use crate::tilt::{
     apply_posture, NormalSourceChoice, PelvisTilt, PostureOffsets, TiltConfig, TiltInput,
     TiltOutput,
 };
-use crate::world::{QueryFilter, World};
+use crate::world::{QueryFilter, SpatialQueries};
 
 /// Tilt, landing impact and lean, and the joints they move.
 #[derive(Clone, Debug)]
@@ -99,7 +99,7 @@ impl Posture {
         &mut self,
         locomotion: &Locomotion,
         animated_feet: &[AnimatedFoot; 2],
-        world: &dyn World,
+        world: &dyn SpatialQueries,
         ground: QueryFilter,
         skeleton: &Skeleton,
         pose: &mut Pose,

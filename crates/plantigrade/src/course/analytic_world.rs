@@ -7,9 +7,12 @@
 use glam::Vec3;
 
 use super::Course;
-use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+use crate::world::{
+    Capsule, CharacterMover, MoveRequest, MoveResult, QueryFilter, RayHit, SpatialQueries,
+};
 
-/// A read-only view of a course's analytic ground as a [`World`].
+/// A read-only view of a course's analytic ground as [`SpatialQueries`] and a
+/// [`CharacterMover`].
 #[derive(Clone, Copy, Debug)]
 pub struct AnalyticWorld<'a> {
     pub course: &'a Course,
@@ -23,8 +26,7 @@ impl<'a> AnalyticWorld<'a> {
 
 /// Step of the ray march for non-vertical rays (m); the hit is then refined by bisection.
 const MARCH_STEP_M: f32 = 0.01;
-
-impl World for AnalyticWorld<'_> {
+impl SpatialQueries for AnalyticWorld<'_> {
     fn cast_ray(
         &self,
         origin: Vec3,
@@ -98,7 +100,9 @@ impl World for AnalyticWorld<'_> {
     ) -> Option<RayHit> {
         None
     }
+}
 
+impl CharacterMover for AnalyticWorld<'_> {
     /// Moves horizontally as asked and puts the feet on the ground there (falling when
     /// there is none within 0.5 m below).
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult {

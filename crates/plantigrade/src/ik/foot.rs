@@ -15,7 +15,7 @@
 use glam::{Vec2, Vec3};
 use serde::{Deserialize, Serialize};
 
-use crate::world::{QueryFilter, RayHit, World};
+use crate::world::{QueryFilter, RayHit, SpatialQueries};
 
 /// How the feet are placed: no IK, classic IK (ray at the current foot, one point), or
 /// predictive IK (heel + toe at the predicted landing point, support plane).
@@ -198,7 +198,7 @@ const EDGE_BISECTIONS: u8 = 4;
 /// A ray down through `point_world`, from `probe_up_m` plus `extra_up_m` above it to
 /// `probe_down_m` below it.
 fn cast_down(
-    world: &dyn World,
+    world: &dyn SpatialQueries,
     point_world: Vec3,
     extra_up_m: f32,
     config: &ProbeConfig,
@@ -228,7 +228,7 @@ fn rise_allowance_m(distance_m: f32, config: &ProbeConfig) -> f32 {
 /// Casts a foot's probes (IK-2, IK-3): heel and toe at the predicted point, retrying with
 /// half the look-ahead while both miss. Non-finite requests cast nothing.
 pub fn run_foot_probe(
-    world: &dyn World,
+    world: &dyn SpatialQueries,
     filter: QueryFilter,
     config: &ProbeConfig,
     request: &FootProbeRequest,

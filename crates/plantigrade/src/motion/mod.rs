@@ -19,17 +19,21 @@
 //! use plantigrade::motion::{
 //!     Buttons, CharacterConfig, InputConfig, InputDevice, Intent, Movement,
 //! };
-//! use plantigrade::world::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+//! use plantigrade::world::{
+//!     Capsule, CharacterMover, MoveRequest, MoveResult, QueryFilter, RayHit, SpatialQueries,
+//! };
 //!
 //! // A flat floor at y = 0 (a real game uses plantigrade-rapier).
 //! struct Floor;
-//! impl World for Floor {
+//! impl SpatialQueries for Floor {
 //!     fn cast_ray(&self, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
 //!         None
 //!     }
 //!     fn cast_capsule(&self, _: Capsule, _: Vec3, _: Vec3, _: f32, _: QueryFilter) -> Option<RayHit> {
 //!         None
 //!     }
+//! }
+//! impl CharacterMover for Floor {
 //!     fn move_capsule(&self, r: &MoveRequest) -> MoveResult {
 //!         let end = r.feet + r.desired_translation;
 //!         let end = Vec3::new(end.x, end.y.max(0.0), end.z);

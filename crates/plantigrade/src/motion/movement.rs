@@ -5,7 +5,7 @@
 //! Two calls per tick around the physics move:
 //!
 //! 1. [`Movement::plan`] turns an [`Intent`] into velocities and a [`MoveRequest`];
-//! 2. the caller runs [`World::move_capsule`] and moves its feet by the result's translation;
+//! 2. the caller runs [`CharacterMover::move_capsule`](crate::world::CharacterMover::move_capsule) and moves its feet by the result's translation;
 //! 3. [`Movement::apply`] reads the [`MoveResult`] (the real displacement, grounded, walls)
 //!    and returns the [`LocomotionVars`] for the animation graph.
 //!
@@ -15,7 +15,7 @@
 use glam::{Quat, Vec2, Vec3};
 
 use crate::graph::RootMotionDelta;
-use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, World};
+use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, SpatialQueries};
 
 use super::config::CharacterConfig;
 use super::intent::{direction_to_yaw, Intent};
@@ -218,7 +218,7 @@ impl Movement {
         cfg: &CharacterConfig,
         intent: &Intent,
         dt_s: f32,
-        world: &dyn World,
+        world: &dyn SpatialQueries,
         feet_world: Vec3,
         filter: QueryFilter,
         root_motion: RootMotionDelta,
@@ -651,7 +651,7 @@ fn impact_speed(plan: &TickPlan, vy_end: f32, translation_y: f32, dt: f32) -> f3
 /// radius) upward from just above the feet to the standing height.
 fn has_headroom_to_stand(
     cfg: &CharacterConfig,
-    world: &dyn World,
+    world: &dyn SpatialQueries,
     feet_world: Vec3,
     filter: QueryFilter,
 ) -> bool {

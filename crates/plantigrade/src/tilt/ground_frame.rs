@@ -32,7 +32,7 @@
 use glam::Vec3;
 
 use super::decompose::MIN_GROUND_NORMAL_UP;
-use crate::world::{QueryFilter, RayHit, World};
+use crate::world::{QueryFilter, RayHit, SpatialQueries};
 
 /// Most samples of the stairs probe ([`GroundFrameConfig::stairs_probe_samples`]).
 pub const MAX_PROBE_SAMPLES: usize = 15;
@@ -294,7 +294,7 @@ impl GroundFrame {
 /// What a normal source is asked for one tick (all world space).
 #[derive(Clone, Copy)]
 pub struct FrameQuery<'a> {
-    pub world: &'a dyn World,
+    pub world: &'a dyn SpatialQueries,
     /// Ground layers only, the character's own body excluded.
     pub filter: QueryFilter,
     /// The character's feet point (world).
@@ -338,7 +338,7 @@ struct Sample {
 
 /// Ray geometry shared by every ray of one tick.
 struct Caster<'a> {
-    world: &'a dyn World,
+    world: &'a dyn SpatialQueries,
     filter: QueryFilter,
     top_y: f32,
     length_m: f32,
@@ -627,7 +627,7 @@ mod tests {
     }
 
     fn frame_at(
-        world: &dyn World,
+        world: &dyn SpatialQueries,
         root_world: Vec3,
         facing_yaw_rad: f32,
         feet_world: [Vec3; 2],

@@ -72,7 +72,7 @@ mod tests {
     use crate::tilt::{FrameCase, PelvisTilt, TiltInput};
     use crate::world::QueryFilter;
 
-    fn input(world: &dyn crate::world::World, facing_yaw_rad: f32) -> TiltInput<'_> {
+    fn input(world: &dyn crate::world::SpatialQueries, facing_yaw_rad: f32) -> TiltInput<'_> {
         // High above the course: the ground rays would report airborne.
         let root = Vec3::new(0.0, 50.0, 5.0);
         TiltInput {

@@ -30,7 +30,7 @@ use super::slope_speed::{slope_speed_scale, SlopeSpeedConfig};
 use super::source::NormalSource;
 use crate::pose::{ModelPose, Pose};
 use crate::skeleton::Skeleton;
-use crate::world::{QueryFilter, World};
+use crate::world::{QueryFilter, SpatialQueries};
 
 /// Default share of the pelvis tilt the head keeps (SPEC TILT-6: about 10 %).
 pub const DEFAULT_HEAD_KEEP_FRACTION: f32 = 0.1;
@@ -206,7 +206,7 @@ impl TiltConfig {
 /// What the stage needs for one tick (world space unless named otherwise).
 #[derive(Clone, Copy)]
 pub struct TiltInput<'a> {
-    pub world: &'a dyn World,
+    pub world: &'a dyn SpatialQueries,
     /// Ground layers, the character's own body excluded.
     pub filter: QueryFilter,
     /// The character's feet point (world).

@@ -5,7 +5,7 @@ use crate::ik::foot::run_foot_probe;
 use crate::mannequin::Mannequin;
 use crate::pose::local_to_model;
 use crate::world::testing::HeightWorld;
-use crate::world::{QueryFilter, World};
+use crate::world::{QueryFilter, SpatialQueries};
 
 #[test]
 fn contact_counts_only_while_the_animated_foot_is_down() {
@@ -86,20 +86,25 @@ fn input(root: Vec3, contact: f32) -> FootIkInput {
 }
 
 /// One tick on the Idle pose; returns each foot's lowest sole point (world y).
-fn tick(r: &mut Rig, world: &dyn World, input: &FootIkInput) -> [f32; 2] {
+fn tick(r: &mut Rig, world: &dyn SpatialQueries, input: &FootIkInput) -> [f32; 2] {
     tick_bent(r, world, input, 0.0)
 }
 
 /// [`tick`] with the animated right knee bent by `right_knee_rad` (a foot lifted as in
 /// a swing).
-fn tick_bent(r: &mut Rig, world: &dyn World, input: &FootIkInput, right_knee_rad: f32) -> [f32; 2] {
+fn tick_bent(
+    r: &mut Rig,
+    world: &dyn SpatialQueries,
+    input: &FootIkInput,
+    right_knee_rad: f32,
+) -> [f32; 2] {
     tick_swung(r, world, input, 0.0, right_knee_rad)
 }
 
 /// [`tick_bent`] with the right thigh also swung forward by `right_hip_rad`.
 fn tick_swung(
     r: &mut Rig,
-    world: &dyn World,
+    world: &dyn SpatialQueries,
     input: &FootIkInput,
     right_hip_rad: f32,
     right_knee_rad: f32,

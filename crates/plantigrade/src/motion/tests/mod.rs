@@ -10,7 +10,7 @@ use glam::{Vec2, Vec3};
 use self::world::{forward, Sim, TestWorld};
 use super::*;
 use crate::graph::RootMotionDelta;
-use crate::world::{MoveResult, World};
+use crate::world::{MoveResult, SpatialQueries};
 
 const DT: f32 = 1.0 / 60.0;
 

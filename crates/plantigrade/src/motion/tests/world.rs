@@ -1,4 +1,4 @@
-//! A tiny analytic [`World`] for the movement logic tests: a flat floor at y = 0 that may end
+//! A tiny analytic world ([`SpatialQueries`] and [`CharacterMover`]) for the movement logic tests: a flat floor at y = 0 that may end
 //! in a pit past a ledge, an optional ceiling over part of the floor and an optional wall
 //! plane across +Z. Its `move_capsule` is a plain clamp (no sliding, stepping or snapping);
 //! the real collide-and-slide is tested with rapier elsewhere.
@@ -9,7 +9,9 @@ use glam::Vec3;
 
 use crate::graph::RootMotionDelta;
 use crate::motion::{CharacterConfig, Intent, Movement, MovementOutput};
-use crate::world::{Capsule, MoveRequest, MoveResult, QueryFilter, RayHit, World};
+use crate::world::{
+    Capsule, CharacterMover, MoveRequest, MoveResult, QueryFilter, RayHit, SpatialQueries,
+};
 
 #[derive(Debug, Default)]
 pub struct TestWorld {
@@ -63,8 +65,7 @@ impl TestWorld {
         self.ceiling_y.filter(|_| z - radius < self.ceiling_end_z)
     }
 }
-
-impl World for TestWorld {
+impl SpatialQueries for TestWorld {
     fn cast_ray(
         &self,
         origin: Vec3,
@@ -109,7 +110,9 @@ impl World for TestWorld {
             distance_m: (ceiling - top).max(0.0),
         })
     }
+}
 
+impl CharacterMover for TestWorld {
     fn move_capsule(&self, request: &MoveRequest) -> MoveResult {
         let feet = request.feet;
         let capsule = request.capsule;
