@@ -12,6 +12,7 @@ use crate::impact::LandingImpactConfig;
 use crate::lean::LeanConfig;
 use crate::lod::LodConfig;
 use crate::motion::{CharacterConfig, ConfigError};
+use crate::source_pos::SourcePos;
 use crate::tilt::TiltConfig;
 use crate::world::Layers;
 
@@ -95,12 +96,14 @@ impl CharacterSettings {
     /// Parses RON `CharacterSettings(...)` or `(...)` (missing fields take their defaults)
     /// and validates it. A syntax error or unknown field names its line and column.
     pub fn from_ron(source: &str) -> Result<Self, SettingsLoadError> {
-        let settings: CharacterSettings =
-            ron::from_str(source).map_err(|e| SettingsLoadError::Parse {
-                line: e.span.start.line,
-                col: e.span.start.col,
+        let settings: CharacterSettings = ron::from_str(source).map_err(|e| {
+            let at = SourcePos::of_ron_error(&e);
+            SettingsLoadError::Parse {
+                line: at.line,
+                col: at.col,
                 message: e.code.to_string(),
-            })?;
+            }
+        })?;
         settings.validate()?;
         Ok(settings)
     }

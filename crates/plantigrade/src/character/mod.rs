@@ -182,8 +182,8 @@ impl Character {
         // shares them (see CharacterBuilder::landing_poses).
         let landing_poses = match (&foot_ik, landing_poses) {
             (Ok(_), Some(shared)) => shared,
-            (Ok(foot_ik), None) => Arc::new(LandingPoses::new(
-                graph.asset(),
+            (Ok(foot_ik), None) => Arc::new(LandingPoses::for_graph(
+                &graph,
                 foot_ik.rig(),
                 contact_curves,
             )),
@@ -637,8 +637,8 @@ impl CharacterBuilder {
     }
 
     /// Where the graph's clips set each foot down, read once and shared by every character
-    /// of the same graph and rig ([`Character::landing_poses`] of the first one): a crowd
-    /// reads the clips once, not once per character.
+    /// of the same graph, rig and root-motion source ([`Character::landing_poses`] of the
+    /// first one): a crowd reads the clips once, not once per character.
     pub fn landing_poses(mut self, shared: Arc<LandingPoses>) -> Self {
         self.landing_poses = Some(shared);
         self

@@ -355,3 +355,20 @@ fn fixed_timestep_accumulates_and_caps() {
     assert_eq!(step.advance(f32::NAN), 0);
     assert_eq!(step.advance(-1.0), 0);
 }
+
+#[test]
+fn a_character_of_its_own_root_motion_predicts_landings_with_it() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let own_root = Character::builder(graph.clone())
+        .settings(CharacterSettings {
+            root_motion: Some(crate::graph::RootMotionDef {
+                joint: Some("pelvis".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+        .spawn(Vec3::ZERO, 0.0)
+        .unwrap();
+    let graph_root = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    assert_ne!(**own_root.landing_poses(), **graph_root.landing_poses());
+}

@@ -237,8 +237,9 @@ impl GraphInstance {
         self.root_motion_source.as_ref().map(|(def, _)| def)
     }
 
-    /// The joint root motion is taken from (index into the skeleton).
-    fn root_joint(&self) -> usize {
+    /// The joint root motion is taken from (index into the skeleton): this character's
+    /// source's, else the graph's.
+    pub fn root_motion_joint(&self) -> usize {
         self.root_motion_source
             .as_ref()
             .map_or(self.asset.root_joint, |&(_, joint)| joint)
@@ -356,7 +357,7 @@ impl GraphInstance {
                 }
             }
         }
-        let root_joint = self.root_joint();
+        let root_joint = self.root_motion_joint();
         if !self.paused {
             let mut ctx = Update {
                 asset: &asset,

@@ -10,7 +10,9 @@
 use glam::Vec3;
 
 use super::stage::{AnimatedFoot, FootRig};
-use crate::graph::{root_motion::strip_root_motion, GraphAsset, SampledClip};
+use crate::graph::{
+    root_motion::strip_root_motion, GraphAsset, GraphInstance, RootMotionDef, SampledClip,
+};
 use crate::pose::{local_to_model, ModelPose, Pose};
 
 /// One clip's foot at one of its touch-downs.
@@ -46,6 +48,38 @@ impl LandingPoses {
     /// (`contact_curves`: ids of `FootContact_L`/`_R`, `None` when the graph lacks one).
     /// Clips that cannot be sampled (a wrong joint count) simply predict nothing.
     pub fn new(asset: &GraphAsset, rig: &FootRig, contact_curves: [Option<usize>; 2]) -> Self {
+        Self::with_root_motion(
+            asset,
+            rig,
+            contact_curves,
+            &asset.root_motion,
+            asset.root_joint,
+        )
+    }
+
+    /// [`LandingPoses::new`] for one character's graph instance: its clips posed with the
+    /// root motion it takes (its own source, when it has one, else the graph's).
+    pub fn for_graph(
+        graph: &GraphInstance,
+        rig: &FootRig,
+        contact_curves: [Option<usize>; 2],
+    ) -> Self {
+        Self::with_root_motion(
+            graph.asset(),
+            rig,
+            contact_curves,
+            graph.root_motion_source(),
+            graph.root_motion_joint(),
+        )
+    }
+
+    fn with_root_motion(
+        asset: &GraphAsset,
+        rig: &FootRig,
+        contact_curves: [Option<usize>; 2],
+        root_motion: &RootMotionDef,
+        root_joint: usize,
+    ) -> Self {
         let skeleton = asset.skeleton();
         let rest = skeleton.rest_local();
         let mut pose = Pose::rest(skeleton);
@@ -59,8 +93,7 @@ impl LandingPoses {
                     if clip.sample_phase(phase, rest, &mut pose).is_err() {
                         continue;
                     }
-                    let root = asset.root_joint;
-                    strip_root_motion(&mut pose, root, &rest[root], &asset.root_motion);
+                    strip_root_motion(&mut pose, root_joint, &rest[root_joint], root_motion);
                     if local_to_model(skeleton, &pose, &mut model).is_err() {
                         continue;
                     }

@@ -236,12 +236,14 @@ impl CharacterConfig {
     /// Parses a RON `CharacterConfig(...)` or `(...)` (missing fields take their defaults)
     /// and validates it.
     pub fn from_ron(source: &str) -> Result<CharacterConfig, ConfigLoadError> {
-        let config: CharacterConfig =
-            ron::from_str(source).map_err(|e| ConfigLoadError::Parse {
-                line: e.span.start.line,
-                col: e.span.start.col,
+        let config: CharacterConfig = ron::from_str(source).map_err(|e| {
+            let at = crate::source_pos::SourcePos::of_ron_error(&e);
+            ConfigLoadError::Parse {
+                line: at.line,
+                col: at.col,
                 message: e.code.to_string(),
-            })?;
+            }
+        })?;
         config.validate()?;
         Ok(config)
     }
