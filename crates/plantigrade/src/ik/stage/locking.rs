@@ -136,7 +136,7 @@ pub(super) fn hold_ball(
         match (
             settle_now,
             state.ground.source,
-            tread_shift(&result, config, Vec2::ZERO, false),
+            tread_shift(&result, config, Vec2::ZERO, Vec2::ZERO, false),
         ) {
             (true, Some(SupportSource::Edge), Some(shift)) => {
                 state.lock.nudge(shift);

@@ -51,7 +51,7 @@ use placement::{
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
-use support::{update_ground, Ground};
+use support::{tread_preferences, update_ground, Ground};
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -309,6 +309,9 @@ struct FootTick {
     /// How long until the foot lands (s), NaN when not known.
     landing_in_s: f32,
     may_settle: bool,
+    /// The placement (world xz) a tread shift should end nearest: the other foot's, while
+    /// it stands shifted onto its tread, else this foot's own (the shorter move).
+    tread_preference_world: Vec2,
 }
 
 /// What placing the feet hands on to the pelvis and the legs.
@@ -452,6 +455,7 @@ impl FootIk {
         let mut feet = FeetTargets::default();
         let ball_xz = animated_balls_xz(&self.feet, tick);
         let may_settle = may_settle(&self.feet, input, &ball_xz);
+        let tread_preference = tread_preferences(&self.feet);
         for i in 0..2 {
             let anim = tick.animated[i];
             let state = &mut self.feet[i];
@@ -471,6 +475,7 @@ impl FootIk {
                 raw_contact,
                 landing_in_s: input.landing_in_s[i],
                 may_settle: may_settle[i],
+                tread_preference_world: tread_preference[i],
             };
             feet.moving_all_missed[i] = update_ground(state, &foot, tick, &config);
             let planted_now = update_swing(state, foot.ball_xz, tick.dt_s);

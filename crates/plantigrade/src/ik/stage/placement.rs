@@ -63,7 +63,13 @@ pub(super) fn update_tread_placement(
     if !planted_now && !state.lock.is_locked() && result.ran {
         if let (Some(SupportSource::Edge), Some(shift)) = (
             state.ground.source,
-            tread_shift(&result, config, state.placement.applied_world, true),
+            tread_shift(
+                &result,
+                config,
+                state.placement.applied_world,
+                foot.tread_preference_world,
+                true,
+            ),
         ) {
             // The probes were cast with the applied placement, not the wanted one.
             state.placement.wanted_world = state.placement.applied_world + shift;

@@ -63,7 +63,13 @@ pub(super) fn update_ground(
                 if let (SupportSource::Edge, true, Some(shift)) = (
                     source,
                     state.contact < 0.5 && !state.lock.is_locked(),
-                    tread_shift(&result, config, state.placement.applied_world, true),
+                    tread_shift(
+                        &result,
+                        config,
+                        state.placement.applied_world,
+                        foot.tread_preference_world,
+                        true,
+                    ),
                 ) {
                     let toward_toe = shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
                     if let Some(side) = tread_plane(&result, toward_toe) {
@@ -114,15 +120,21 @@ pub(super) fn update_ground(
 
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
 /// foot (world xz) that puts it fully on one side, with the margin; `None` without a
-/// located step edge or with placement off. The shorter way, unless that would take the
-/// foot's whole placement (`placed_world`, already in the probes, plus the move) past
-/// [`FootIkConfig::max_placement_m`] while the other way stays within it: a foot already
-/// moved forward most of the limit is not pushed against it (and set down across the
-/// edge) when going back onto the other tread fits.
+/// located step edge or with placement off.
+///
+/// Of the two ways, the one that ends the foot's whole placement (`placed_world`, already
+/// in the probes, plus the move) nearer `preferred_world`: the other foot's placement
+/// while it stands shifted onto its tread, so up or down a flight both feet take the same
+/// number of treads per step (choosing each foot's shorter move alone, a stride a little
+/// off two treads set one foot 12 cm forward and the next 11 cm back: steps of three
+/// risers and one, a limp); else `placed_world` itself, the shorter move. Either way a
+/// move that would take the placement past [`FootIkConfig::max_placement_m`] loses to one
+/// that stays within it.
 pub(super) fn tread_shift(
     result: &FootProbeResult,
     config: &FootIkConfig,
     placed_world: Vec2,
+    preferred_world: Vec2,
     crests: bool,
 ) -> Option<Vec2> {
     if config.max_placement_m <= 0.0 {
@@ -146,19 +158,34 @@ pub(super) fn tread_shift(
     let forward = dir * (edge + config.placement_margin_m);
     let backward = -dir * (length - edge + config.placement_margin_m);
     let fits = |shift: Vec2| (placed_world + shift).length() <= config.max_placement_m;
-    let (shorter, longer) = if forward.length() <= backward.length() {
+    let off_preferred = |shift: Vec2| (placed_world + shift).distance(preferred_world);
+    let (nearer, farther) = if off_preferred(forward) <= off_preferred(backward) {
         (forward, backward)
     } else {
         (backward, forward)
     };
-    let shift = if !fits(shorter) && fits(longer) {
-        longer
+    let shift = if !fits(nearer) && fits(farther) {
+        farther
     } else {
-        shorter
+        nearer
     };
     // Within the limit as a whole placement, not only as this move.
     let limited = (placed_world + shift).clamp_length_max(config.max_placement_m);
     Some(limited - placed_world)
+}
+
+/// Each foot's [`super::FootTick::tread_preference_world`]: the other foot's placement while
+/// it stands shifted onto its tread (locked, moved by more than a centimetre), else the
+/// foot's own.
+pub(super) fn tread_preferences(feet: &[FootState; 2]) -> [Vec2; 2] {
+    [0, 1].map(|i| {
+        let other = &feet[1 - i];
+        if other.lock.is_locked() && other.placement.applied_world.length() > 0.01 {
+            other.placement.applied_world
+        } else {
+            feet[i].placement.applied_world
+        }
+    })
 }
 
 /// How far (m) a smoothed support plane is extrapolated from where it was last evaluated.
@@ -192,4 +219,53 @@ pub(super) fn smooth_plane(
     let h = h_now + (target.height_at(x, z) - h_now) * a;
     let normal = current.normal_world.lerp(target.normal_world, a);
     SupportPlane::through(Vec3::new(x, h, z), normal).unwrap_or(target)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::world::RayHit;
+
+    /// Heel and toe probes 0.17 m apart along +Z across a riser 0.2 m high, the nosing
+    /// `edge_fraction` of the way from heel to toe.
+    fn across_a_riser(edge_fraction: f32) -> FootProbeResult {
+        let hit = |y: f32, z: f32| RayHit {
+            point: Vec3::new(0.0, y, z),
+            normal: Vec3::Y,
+            distance_m: 0.5,
+        };
+        FootProbeResult {
+            ran: true,
+            heel: Some(hit(0.0, 0.0)),
+            toe: Some(hit(0.2, 0.17)),
+            edge_fraction: Some(edge_fraction),
+            riser: true,
+            heel_probe_xz: Vec2::ZERO,
+            toe_probe_xz: Vec2::new(0.0, 0.17),
+            ..FootProbeResult::NOT_RUN
+        }
+    }
+
+    #[test]
+    fn a_tread_shift_goes_the_way_the_other_foot_went() {
+        let config = FootIkConfig::default();
+        // The nosing 60 % along the foot: back onto the lower tread is the shorter move
+        // (0.4 · 0.17 + 0.03), forward onto the upper one the longer (0.6 · 0.17 + 0.03).
+        let result = across_a_riser(0.6);
+        let (back, ahead) = (-(0.4 * 0.17 + 0.03), 0.6 * 0.17 + 0.03);
+        let shift = |placed: Vec2, preferred: Vec2| {
+            tread_shift(&result, &config, placed, preferred, true)
+                .unwrap()
+                .y
+        };
+        // With nothing to follow, the shorter move.
+        assert!((shift(Vec2::ZERO, Vec2::ZERO) - back).abs() < 1e-5);
+        // The other foot stands 12 cm forward on its tread: this one goes forward too, so
+        // both feet step the same number of treads.
+        assert!((shift(Vec2::ZERO, Vec2::new(0.0, 0.12)) - ahead).abs() < 1e-5);
+        // Unless forward would take this foot past the placement limit.
+        let placed = Vec2::new(0.0, 0.05);
+        assert!(placed.y + ahead > config.max_placement_m);
+        assert!((shift(placed, Vec2::new(0.0, 0.12)) - back).abs() < 1e-5);
+    }
 }
