@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
+use super::posture::StrideNow;
 use super::{CharacterError, ProbeTiming};
 use crate::debug::DebugDraw;
 use crate::graph::GraphInstance;
@@ -17,6 +18,9 @@ use crate::ik::{
 use crate::pose::{ModelPose, Pose};
 use crate::skeleton::Skeleton;
 use crate::world::{QueryFilter, SpatialQueries};
+
+/// Slower than this (m/s) the gait has no stride to fit to a flight's treads.
+const MIN_STRIDE_SPEED_M_S: f32 = 0.3;
 
 /// Foot IK and what feeds it.
 #[derive(Clone, Debug)]
@@ -132,6 +136,18 @@ impl FootPlacement {
             self.foot_contact = curves;
         }
         self.landing_in_s = self.time_to_landing_s(graph, dt_s);
+    }
+
+    /// The gait's step now (IK-1's phase rate: two steps a cycle): its length at
+    /// `speed_m_s` over the ground, with the playback scale it was measured at; `None`
+    /// before the rate is known or nearly standing.
+    pub(super) fn stride_now(&self, speed_m_s: f32, scale_now: f32) -> Option<StrideNow> {
+        let rate = self.phase_rate_per_s;
+        let moving = speed_m_s.is_finite() && speed_m_s > MIN_STRIDE_SPEED_M_S;
+        (moving && rate.is_finite() && rate > 0.0).then(|| StrideNow {
+            step_m: speed_m_s / (2.0 * rate),
+            scale_now,
+        })
     }
 
     /// IK-1: how long until each foot lands (s), read ahead on the contact curve of the

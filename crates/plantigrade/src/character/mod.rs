@@ -270,7 +270,18 @@ impl Character {
 
         // Animation, the gait played faster on a slope by as much as foot IK shortens its
         // stride (TILT-7).
-        let playback_scale = self.posture.playback_scale(self.feet.warps_stride());
+        let velocity = self.locomotion.output.actual_velocity_world;
+        let stride = self.feet.stride_now(
+            Vec3::new(velocity.x, 0.0, velocity.z).length(),
+            self.animator.graph.playback_scale(),
+        );
+        let playback_scale = self.posture.playback_scale(
+            self.feet.warps_stride(),
+            stride,
+            velocity,
+            self.locomotion.movement.facing_yaw_rad(),
+            dt_s,
+        );
         let vars = self.locomotion.output.vars;
         self.animator.step(dt_s, &vars, playback_scale)?;
         self.locomotion.pending_root_motion = self.animator.graph.root_motion();

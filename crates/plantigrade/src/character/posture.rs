@@ -12,11 +12,12 @@ use crate::debug::DebugDraw;
 use crate::ik::AnimatedFoot;
 use crate::impact::{ImpactOutput, LandingImpact, LandingImpactConfig};
 use crate::lean::{Lean, LeanConfig, LeanOutput};
+use crate::math::damp_share;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
 use crate::tilt::{
-    apply_posture, NormalSourceChoice, PelvisTilt, PostureOffsets, TiltConfig, TiltInput,
-    TiltOutput,
+    apply_posture, flight_stride_scale, slope_speed_scale, NormalSourceChoice, PelvisTilt,
+    PostureOffsets, TiltConfig, TiltInput, TiltOutput,
 };
 use crate::world::{QueryFilter, SpatialQueries};
 
@@ -44,7 +45,23 @@ pub(super) struct Posture {
     pub(super) head_rotation_anim_model: Quat,
     /// The trunk's lean as animated (pelvis → neck against vertical, forward +, rad).
     pub(super) torso_lean_anim_rad: f32,
+    /// The share the slope's playback scale is corrected by, eased: off 1 while a flight
+    /// of stairs fits the stride to a whole number of treads.
+    flight_stride_share: f32,
 }
+
+/// The gait's step now: its length (m) at the playback scale it was measured with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct StrideNow {
+    pub step_m: f32,
+    pub scale_now: f32,
+}
+
+/// How fast the stride eases to and from a flight's whole treads (1/s): within about a
+/// step, so neither the first step onto a flight nor the first off it jumps.
+const FLIGHT_STRIDE_EASE_PER_S: f32 = 8.0;
+/// Moving further off the facing than this (cos), a flight's treads are not stridden.
+const MIN_FLIGHT_STRIDE_COS: f32 = 0.8;
 
 impl Posture {
     pub(super) fn new(
@@ -68,16 +85,59 @@ impl Posture {
             head: bones.head,
             head_rotation_anim_model: Quat::IDENTITY,
             torso_lean_anim_rad: 0.0,
+            flight_stride_share: 1.0,
         }
     }
 
-    /// TILT-7: how much faster the gait plays on this slope (last tick's; 1 on flat ground,
-    /// in the air, or when the stride is not warped).
-    pub(super) fn playback_scale(&self, warps_stride: bool) -> f32 {
-        self.tilt_output
-            .as_ref()
-            .filter(|_| warps_stride)
-            .map_or(1.0, |t| t.slope_speed_scale)
+    /// TILT-7: how much faster the gait plays on this slope (from last tick's tilt; 1 on
+    /// flat ground, in the air, or when the stride is not warped). On a flight of stairs
+    /// the slope's scale is corrected, eased, by the share that makes each step a whole
+    /// number of treads ([`flight_stride_scale`], from the step the gait takes now,
+    /// `stride`, over the flight's own slope rather than the tilt's still-turning one), so
+    /// the way onto a flight and off it stays the slope's. `velocity_world` is the body's:
+    /// the tread is measured along the facing.
+    pub(super) fn playback_scale(
+        &mut self,
+        warps_stride: bool,
+        stride: Option<StrideNow>,
+        velocity_world: Vec3,
+        facing_yaw_rad: f32,
+        dt_s: f32,
+    ) -> f32 {
+        let Some(tilt) = self.tilt_output.as_ref().filter(|_| warps_stride) else {
+            self.flight_stride_share = 1.0;
+            return 1.0;
+        };
+        let forward = Vec3::new(facing_yaw_rad.sin(), 0.0, facing_yaw_rad.cos());
+        let along_facing = Vec3::new(velocity_world.x, 0.0, velocity_world.z)
+            .try_normalize()
+            .map_or(0.0, |v| v.dot(forward).abs());
+        let config = &self.tilt.config.slope_speed;
+        // The probe measured the treads along the facing: along the movement they are
+        // longer by 1 / cos of the angle between; sideways across a flight, no stride.
+        let share = tilt
+            .frame
+            .flight
+            .filter(|_| !tilt.airborne && along_facing >= MIN_FLIGHT_STRIDE_COS)
+            .zip(stride)
+            .and_then(|(flight, stride)| {
+                let tread_m = flight.tread_m()? / along_facing;
+                let flight_scale = slope_speed_scale(flight.slope.atan(), config);
+                let whole_treads = flight_stride_scale(
+                    stride.step_m,
+                    stride.scale_now,
+                    flight_scale,
+                    tread_m,
+                    config,
+                )?;
+                Some(whole_treads / flight_scale)
+            })
+            .unwrap_or(1.0);
+        if dt_s.is_finite() && dt_s > 0.0 {
+            let ease = damp_share(FLIGHT_STRIDE_EASE_PER_S, dt_s);
+            self.flight_stride_share += (share - self.flight_stride_share) * ease;
+        }
+        tilt.slope_speed_scale * self.flight_stride_share
     }
 
     /// Notes the head and the trunk as animated, before anything procedural moves them.

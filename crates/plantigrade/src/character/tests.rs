@@ -372,3 +372,84 @@ fn a_character_of_its_own_root_motion_predicts_landings_with_it() {
     let graph_root = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
     assert_ne!(**own_root.landing_poses(), **graph_root.landing_poses());
 }
+
+/// Treads climbed by each step up a straight 20-step flight of `riser_m` on `tread_m`
+/// treads at a walk, from each landing (the lock taking the foot) to the next, both on the
+/// flight.
+fn treads_per_step_up_a_long_flight(riser_m: f32, tread_m: f32) -> Vec<i32> {
+    use crate::course::{Primitive, Role, Section, Shape};
+    let flight_start_z = 3.0;
+    let steps = 20;
+    let course = Course {
+        sections: vec![Section {
+            name: "long_flight".into(),
+            spawn_world: Vec3::new(0.0, 0.0, 1.0),
+            direction_world: Vec3::Z,
+            length_m: 10.0,
+            primitives: vec![
+                Primitive {
+                    role: Role::Ground,
+                    shape: Shape::Box {
+                        center_world: Vec3::new(0.0, -0.25, 5.0),
+                        half_extents_m: Vec3::new(1.0, 0.25, 6.0),
+                        yaw_deg: 0.0,
+                    },
+                },
+                Primitive {
+                    role: Role::Ground,
+                    shape: Shape::Stairs {
+                        start_world: Vec3::new(0.0, 0.0, flight_start_z),
+                        yaw_deg: 0.0,
+                        width_m: 2.0,
+                        step_count: steps,
+                        riser_m,
+                        tread_m,
+                    },
+                },
+            ],
+        }],
+    };
+    let world = AnalyticWorld::new(&course);
+    let mut c = mannequin_on(&course, "long_flight");
+    let intent = Intent {
+        move_world: glam::Vec2::new(0.0, 0.5),
+        ..Intent::IDLE
+    };
+    let legs = c.foot_ik().unwrap().rig().legs;
+    let mut was_locked = [true; 2];
+    let mut landings: Vec<i32> = Vec::new();
+    for _ in 0..(8.0 * 60.0) as usize {
+        c.tick(1.0 / 60.0, &intent, &world).unwrap();
+        let out = *c.foot_ik_output().unwrap();
+        for (i, leg) in legs.iter().enumerate() {
+            let locked = out.feet[i].locked;
+            if locked && !was_locked[i] {
+                let ball = c.model_to_world(
+                    c.model_pose()
+                        .point_model(leg.chain.foot, leg.sockets.ball_foot_local),
+                );
+                let tread = ((ball.z - flight_start_z) / tread_m).floor() as i32;
+                if (0..steps as i32).contains(&tread) {
+                    landings.push(tread);
+                }
+            }
+            was_locked[i] = locked;
+        }
+    }
+    landings.windows(2).map(|w| w[1] - w[0]).collect()
+}
+
+#[test]
+fn a_long_flight_is_climbed_the_same_number_of_treads_every_step() {
+    // 25 cm treads: the slope's shorter stride alone is 2.3 treads a step, and its
+    // footfalls walk along the treads until one lands a tread further every few steps
+    // (with `whole_treads` off: 2, 3, 2, 2, 2, 3, 2).
+    let steps = treads_per_step_up_a_long_flight(0.18, 0.25);
+    assert!(steps.len() >= 7, "{steps:?}");
+    // The first step onto the flight is the flat gait's; after it, every step the same.
+    let settled = &steps[1..];
+    assert!(
+        settled.iter().all(|&s| s == settled[0]),
+        "treads per step {steps:?}"
+    );
+}

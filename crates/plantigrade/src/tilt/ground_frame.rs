@@ -207,6 +207,22 @@ pub struct FlightFit {
     pub last_nosing_world: Vec3,
 }
 
+impl FlightFit {
+    /// The tread depth along the facing (m): the run from the first located nosing to the
+    /// last over the treads between them. `None` when it is not a usable length.
+    pub fn tread_m(&self) -> Option<f32> {
+        if self.riser_count < 2 {
+            return None;
+        }
+        let d = self.last_nosing_world - self.first_nosing_world;
+        let tread_m = d.x.hypot(d.z) / (self.riser_count - 1) as f32;
+        (tread_m.is_finite() && tread_m > MIN_TREAD_M).then_some(tread_m)
+    }
+}
+
+/// Shorter treads than this (m) are not read as a flight's: no stair is built so.
+const MIN_TREAD_M: f32 = 0.1;
+
 /// The ground frame of one tick: the normal the stage should follow and how it was found.
 /// Plain `Copy` data with a fixed-size ray list; fill it with [`sample_ground_frame`] or a
 /// [`super::NormalSource`].
@@ -834,6 +850,11 @@ mod tests {
                 flight.slope
             );
             assert!(flight.riser_count >= 4);
+            let tread_m = flight.tread_m().unwrap();
+            assert!(
+                (tread_m - 0.28).abs() < 0.01,
+                "z {z} yaw {yaw}: tread {tread_m}"
+            );
             // Nosings: on a riser line, at the higher tread's height.
             for nosing in [flight.first_nosing_world, flight.last_nosing_world] {
                 let k = ((nosing.z - 3.0) / 0.28).round();

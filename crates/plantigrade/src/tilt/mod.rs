@@ -49,7 +49,8 @@ pub use ground_frame::{
     GroundFrameConfig, RayRole, MAX_FRAME_RAYS,
 };
 pub use slope_speed::{
-    slope_angle_along_rad, slope_speed_scale, slope_speed_scale_for, SlopeSpeedConfig,
+    flight_stride_scale, slope_angle_along_rad, slope_speed_scale, slope_speed_scale_for,
+    SlopeSpeedConfig,
 };
 pub use source::{FixedNormal, GroundRays, NormalSource, NormalSourceChoice};
 pub use stage::{PelvisTilt, PostureConfig, TiltConfig, TiltInput, TiltOutput};

@@ -34,6 +34,12 @@ pub struct SlopeSpeedConfig {
     /// longer stride would span more risers and need more pelvis drop to reach. False gives
     /// the signed reading above (longer, slower steps downhill).
     pub downhill_shortens: bool,
+    /// Up or down a flight of stairs, the scale makes each step a whole number of treads
+    /// (see [`flight_stride_scale`]) instead of following the slope alone. Default true.
+    pub whole_treads: bool,
+    /// Largest scale on a flight with [`Self::whole_treads`]. Default 2.0: a walk at 1.75
+    /// m/s takes two 0.28 m treads a step at about 3 steps a second.
+    pub flight_max_scale: f32,
 }
 
 impl Default for SlopeSpeedConfig {
@@ -44,13 +50,16 @@ impl Default for SlopeSpeedConfig {
             min_scale: 0.5,
             max_scale: 1.5,
             downhill_shortens: true,
+            whole_treads: true,
+            flight_max_scale: 2.0,
         }
     }
 }
 
 impl SlopeSpeedConfig {
     /// This config with bad values replaced: `degrees_per_unit` 0 or non-finite → 70; the
-    /// bounds non-finite → defaults, negative → 0, swapped when `min > max`.
+    /// bounds non-finite → defaults, negative → 0, swapped when `min > max`;
+    /// `flight_max_scale` at least `max_scale`.
     pub fn sanitized(&self) -> Self {
         let d = Self::default();
         let degrees_per_unit = if self.degrees_per_unit.is_finite() && self.degrees_per_unit != 0.0
@@ -70,6 +79,8 @@ impl SlopeSpeedConfig {
             min_scale: a.min(b),
             max_scale: a.max(b),
             downhill_shortens: self.downhill_shortens,
+            whole_treads: self.whole_treads,
+            flight_max_scale: bound(self.flight_max_scale, d.flight_max_scale).max(a.max(b)),
         }
     }
 }
@@ -89,6 +100,38 @@ pub fn slope_speed_scale(slope_angle_rad: f32, config: &SlopeSpeedConfig) -> f32
     };
     (1.0 + angle_rad.to_degrees() / config.degrees_per_unit)
         .clamp(config.min_scale, config.max_scale)
+}
+
+/// On a flight of stairs, the playback scale that makes each step a whole number of treads
+/// (TILT-7 with the stairs' "the stride adapts"): the gait steps `step_now_m` at
+/// `scale_now`, and at constant speed a step's length goes as `1 / scale`. Of the whole
+/// numbers of treads, the one nearest the step the slope rule alone gives (at
+/// `slope_scale`), at least one; clamped to the config's `min_scale..=flight_max_scale`.
+/// A stride a little off two treads otherwise walks its footfalls along the treads, a few
+/// centimetres a step, until one lands across a nosing and is moved a tread.
+/// `None` with [`SlopeSpeedConfig::whole_treads`] off or an input that is not a positive
+/// finite length or scale.
+pub fn flight_stride_scale(
+    step_now_m: f32,
+    scale_now: f32,
+    slope_scale: f32,
+    tread_m: f32,
+    config: &SlopeSpeedConfig,
+) -> Option<f32> {
+    let config = config.sanitized();
+    let usable = |v: f32| v.is_finite() && v > 0.0;
+    if !config.enabled
+        || !config.whole_treads
+        || ![step_now_m, scale_now, slope_scale, tread_m]
+            .into_iter()
+            .all(usable)
+    {
+        return None;
+    }
+    let step_at_slope_m = step_now_m * scale_now / slope_scale;
+    let treads = (step_at_slope_m / tread_m).round().max(1.0);
+    let scale = scale_now * step_now_m / (treads * tread_m);
+    usable(scale).then(|| scale.clamp(config.min_scale, config.flight_max_scale))
 }
 
 /// Signed grade angle (rad) of the ground with `normal_world` along the horizontal part of
@@ -126,6 +169,33 @@ mod tests {
     fn ramp_normal(grade_deg: f32, uphill: Vec3) -> Vec3 {
         let g = grade_deg.to_radians();
         (Vec3::Y * g.cos() - uphill.normalize() * g.sin()).normalize()
+    }
+
+    #[test]
+    fn a_flight_gets_a_whole_number_of_treads_a_step() {
+        let config = SlopeSpeedConfig::default();
+        // A walk stepping 0.875 m at scale 1 on 0.28 m treads: the slope rule's 1.5 gives
+        // 0.58 m, nearest two treads, so the scale that steps exactly 0.56 m.
+        let scale = flight_stride_scale(0.875, 1.0, 1.5, 0.28, &config).unwrap();
+        assert!((0.875 / scale - 0.56).abs() < 1e-5, "{scale}");
+        // Measured at that scale, it holds (the step is already two treads).
+        let again = flight_stride_scale(0.56, scale, 1.5, 0.28, &config).unwrap();
+        assert!((again - scale).abs() < 1e-5, "{again} vs {scale}");
+        // A short step is at least one tread; the scale stays within its bounds.
+        let one = flight_stride_scale(0.2, 1.0, 1.0, 0.28, &config).unwrap();
+        assert!((0.2 / one - 0.28).abs() < 1e-5, "{one}");
+        let fast = flight_stride_scale(3.0, 1.0, 1.0, 0.28, &config).unwrap();
+        assert!(fast <= config.flight_max_scale && fast >= config.min_scale);
+        // Off, or fed garbage: no scale.
+        let off = SlopeSpeedConfig {
+            whole_treads: false,
+            ..config
+        };
+        assert_eq!(flight_stride_scale(0.875, 1.0, 1.5, 0.28, &off), None);
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            assert_eq!(flight_stride_scale(bad, 1.0, 1.5, 0.28, &config), None);
+            assert_eq!(flight_stride_scale(0.8, 1.0, 1.5, bad, &config), None);
+        }
     }
 
     #[test]
@@ -186,9 +256,12 @@ mod tests {
             min_scale: 2.0,
             max_scale: f32::NAN,
             downhill_shortens: true,
+            whole_treads: true,
+            flight_max_scale: -3.0,
         };
-        // 0 → 70 °/unit; bounds become [1.5, 2.0].
+        // 0 → 70 °/unit; bounds become [1.5, 2.0], the flight's at least the upper one.
         assert_eq!(slope_speed_scale(0.0, &weird), 1.5);
+        assert_eq!(weird.sanitized().flight_max_scale, 2.0);
         let flipped = SlopeSpeedConfig {
             degrees_per_unit: -70.0,
             downhill_shortens: false,
