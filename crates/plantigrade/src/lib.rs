@@ -45,6 +45,7 @@ pub mod ik;
 pub mod impact;
 pub mod lean;
 pub mod lod;
+#[cfg(feature = "mannequin")]
 pub mod mannequin;
 pub mod math;
 pub mod motion;
