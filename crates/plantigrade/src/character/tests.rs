@@ -453,3 +453,69 @@ fn a_long_flight_is_climbed_the_same_number_of_treads_every_step() {
         "treads per step {steps:?}"
     );
 }
+
+#[test]
+fn the_posture_stage_fits_the_stride_to_a_flights_treads() {
+    // The posture stage alone, on plain data: a tilt settled mid-flight on the course's
+    // 20 cm stairs (0.28 m treads), and a gait stepping 0.875 m at playback scale 1.
+    use crate::tilt::{PelvisTilt, TiltConfig, TiltInput};
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let x = course.section("stairs_20cm").unwrap().spawn_world.x;
+    let z = 4.25;
+    let root = Vec3::new(x, course.ground_height(x, z).unwrap(), z);
+    let mannequin = crate::mannequin::Mannequin::new();
+    let mut posture = Posture::new(
+        &mannequin.bones,
+        TiltConfig::default(),
+        Default::default(),
+        Default::default(),
+    );
+    let mut tilt = PelvisTilt::new(TiltConfig::default());
+    let input = TiltInput {
+        world: &world,
+        filter: QueryFilter::GROUND,
+        root_world: root,
+        facing_yaw_rad: 0.0,
+        pelvis_model: Vec3::Y * 0.95,
+        feet_world: [root + Vec3::Z * 0.15, root - Vec3::Z * 0.15],
+        grounded: true,
+        aiming: false,
+        dt_s: 1.0 / 60.0,
+    };
+    let source = crate::tilt::NormalSourceChoice::Ground;
+    for _ in 0..60 {
+        posture.tilt_output = Some(tilt.update(&input, &source));
+    }
+    let slope_scale = posture.tilt_output.unwrap().slope_speed_scale;
+    assert_eq!(slope_scale, 1.5, "35.5° capped");
+    let step_at_scale_one_m = 0.875;
+    let run = |posture: &mut Posture, velocity: Vec3, stride: bool| {
+        let mut scale = 1.0;
+        for _ in 0..60 {
+            let now = super::posture::StrideNow {
+                step_m: step_at_scale_one_m / scale,
+                scale_now: scale,
+            };
+            scale = posture.playback_scale(true, stride.then_some(now), velocity, 0.0, 1.0 / 60.0);
+        }
+        scale
+    };
+    // The slope alone steps 0.58 m, 2.08 treads; fitted, exactly two.
+    let up = run(&mut posture, Vec3::Z * 1.75, true);
+    assert!(
+        (step_at_scale_one_m / up - 0.56).abs() < 2e-3,
+        "scale {up}: step {}",
+        step_at_scale_one_m / up
+    );
+    // Across the flight (no stride along its treads) or with no stride known: the slope's.
+    let across = run(&mut posture, Vec3::X * 1.75, true);
+    assert!((across - slope_scale).abs() < 1e-3, "{across}");
+    let unknown = run(&mut posture, Vec3::Z * 1.75, false);
+    assert!((unknown - slope_scale).abs() < 1e-3, "{unknown}");
+    // Without foot IK the stride is not warped: 1.
+    assert_eq!(
+        posture.playback_scale(false, None, Vec3::Z, 0.0, 1.0 / 60.0),
+        1.0
+    );
+}
