@@ -5,7 +5,7 @@
 use glam::{Quat, Vec2, Vec3};
 
 use super::locking::Held;
-use super::support::tread_shift;
+use super::support::{tread_shift, tread_shift_within};
 use super::{
     lerp, AnimatedFoot, FeetTargets, FootIkConfig, FootIkInput, FootIkOutput, FootState, FootTick,
     Tick, LANDING_TIME_CONSTANTS,
@@ -22,6 +22,14 @@ const SWING_CLEARANCE_MAX_M: f32 = 0.025;
 /// Airborne, a foot's sole keeps at least this much above the ground under it (m): over
 /// the ground-skid height, so a foot crossing an edge does not skim it.
 const AIRBORNE_CLEARANCE_M: f32 = 0.015;
+
+/// A swinging foot's tread placement moves it at most about this fast (m/s) on its way to
+/// a tread: one further than this × the time to landing is out of reach.
+const PLACEMENT_SPEED_M_S: f32 = 1.5;
+/// Late in a swing down, a foot kept on the nearer tread may be placed this many times
+/// [`FootIkConfig::max_placement_m`] from where the animation sets it down. More sets it a
+/// tread further down the flight, and the pelvis drop to reach it folds the other leg.
+const LATE_PLACEMENT_STRETCH: f32 = 1.25;
 
 /// The least distance a swinging foot keeps from the planted one (m): the lab's gate is
 /// 5 cm between the feet's ankle–heel–ball segments; a little more, for the solve.
@@ -57,34 +65,64 @@ pub(super) fn update_tread_placement(
     config: &FootIkConfig,
 ) {
     let result = foot.result;
+    let landing_in_s = foot.landing_in_s;
     // Only in the air: once the lock has the foot (it pins on the curve's own
     // rise, before the eased contact reaches 0.5) probes cast where the animation
     // carries on would pull it off the tread it landed on.
     if !planted_now && !state.lock.is_locked() && result.ran {
-        if let (Some(SupportSource::Edge), Some(shift)) = (
+        let applied = state.placement.applied_world;
+        if let (Some(SupportSource::Edge), Some(mut shift)) = (
             state.ground.source,
-            tread_shift(
-                &result,
-                config,
-                state.placement.applied_world,
-                foot.tread_preference_world,
-                true,
-            ),
+            tread_shift(&result, config, applied, foot.tread_preference_world, true),
         ) {
+            // Late in a swing down, the other tread (taken when the nearer one is
+            // past the limit) is too far to reach without the foot leaping across:
+            // at the top of a flight or a crest the stride shortens while the foot
+            // swings, the placement follows the landing forward to its limit, then
+            // turns back 10-20 cm in the last three ticks (or flips every tick). The
+            // foot goes on to the nearer tread, past the limit by a little.
+            let reachable_m = PLACEMENT_SPEED_M_S * landing_in_s;
+            if swinging_down(state, &result)
+                && landing_in_s.is_finite()
+                && shift.length() > reachable_m
+            {
+                let stretched_m = config.max_placement_m * LATE_PLACEMENT_STRETCH;
+                if let Some(nearer) =
+                    // The shorter move (the placement it has asked for), within the
+                    // stretched limit.
+                    tread_shift_within(&result, config, applied, applied, true, stretched_m)
+                            .filter(|nearer| nearer.length() < shift.length())
+                {
+                    shift = nearer;
+                }
+            }
             // The probes were cast with the applied placement, not the wanted one.
-            state.placement.wanted_world = state.placement.applied_world + shift;
+            state.placement.wanted_world = applied + shift;
         }
     }
     // Like the plane, a placement found late in the swing must be in by touch-down:
     // a foot set down short of it is nudged onto its tread on landing, a visible pop.
     let mut placement_per_s = config.swing_smoothing_per_s;
-    let landing_in_s = foot.landing_in_s;
     if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
         placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
     }
     let placement_rate = damp_share(placement_per_s, dt_s);
     state.placement.applied_world +=
         (state.placement.wanted_world - state.placement.applied_world) * placement_rate;
+}
+
+/// Whether a foot's swing is going down: some of its landing (the probe hits of `result`)
+/// is below the ground it lifted off from.
+fn swinging_down(state: &FootState, result: &FootProbeResult) -> bool {
+    let landing_m = [result.heel, result.toe]
+        .into_iter()
+        .flatten()
+        .map(|hit| hit.point.y)
+        .reduce(f32::min);
+    match (state.swing.liftoff_height_m, landing_m) {
+        (Some(left_m), Some(landing_m)) => landing_m < left_m - DESCENT_MIN_M,
+        _ => false,
+    }
 }
 
 /// Where the ankle goes (world xz): behind the ball the lock holds at `anchored_ball_xz`,
@@ -375,6 +413,9 @@ const STEP_CLIMB_PROGRESS: f32 = 0.4;
 /// A swinging foot climbing to higher ground keeps at most this much (m) of the
 /// animation's lift over it: a step's clearance, not a heel kick.
 pub(super) const CLIMB_LIFT_MAX_M: f32 = 0.12;
+
+/// A swing landing this much (m) or more below where it lifted off is going down.
+const DESCENT_MIN_M: f32 = 0.02;
 
 /// A rise between a foot and its landing this high (m) or more is a step to climb early.
 const STEP_MIN_M: f32 = 0.08;

@@ -137,6 +137,26 @@ pub(super) fn tread_shift(
     preferred_world: Vec2,
     crests: bool,
 ) -> Option<Vec2> {
+    tread_shift_within(
+        result,
+        config,
+        placed_world,
+        preferred_world,
+        crests,
+        config.max_placement_m,
+    )
+}
+
+/// [`tread_shift`] with the whole placement limited to `max_placement_m` (m) instead of
+/// [`FootIkConfig::max_placement_m`].
+pub(super) fn tread_shift_within(
+    result: &FootProbeResult,
+    config: &FootIkConfig,
+    placed_world: Vec2,
+    preferred_world: Vec2,
+    crests: bool,
+    max_placement_m: f32,
+) -> Option<Vec2> {
     if config.max_placement_m <= 0.0 {
         return None;
     }
@@ -157,7 +177,7 @@ pub(super) fn tread_shift(
     let edge = f * length;
     let forward = dir * (edge + config.placement_margin_m);
     let backward = -dir * (length - edge + config.placement_margin_m);
-    let fits = |shift: Vec2| (placed_world + shift).length() <= config.max_placement_m;
+    let fits = |shift: Vec2| (placed_world + shift).length() <= max_placement_m;
     let off_preferred = |shift: Vec2| (placed_world + shift).distance(preferred_world);
     let (nearer, farther) = if off_preferred(forward) <= off_preferred(backward) {
         (forward, backward)
@@ -170,7 +190,7 @@ pub(super) fn tread_shift(
         nearer
     };
     // Within the limit as a whole placement, not only as this move.
-    let limited = (placed_world + shift).clamp_length_max(config.max_placement_m);
+    let limited = (placed_world + shift).clamp_length_max(max_placement_m);
     Some(limited - placed_world)
 }
 
