@@ -136,8 +136,10 @@ pub(super) fn ankle_height_m(
         [probe.heel, probe.toe]
     };
     // Swinging, or landing this very tick (the smoothed plane has not caught up
-    // with where the foot is set down yet).
-    let clear = state.contact < 0.5 || landed_now;
+    // with where the foot is set down yet). Not a foot just moved onto one tread: the
+    // hits are from where it was, across the edge (a heel's hit on the nosing behind
+    // would hold it a whole step up over its new tread), and its plane is the tread's.
+    let clear = (state.contact < 0.5 || landed_now) && !held.moved_onto_tread;
     let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
     // A swinging foot's ground goes, over the swing, from the ground under it at
     // lift-off to the ground where it lands at touch-down: a landing a stride up a
