@@ -322,11 +322,11 @@ impl FootLock {
                 && lift_m <= TOUCHED_M
                 && (contact > TOUCH_CONTACT_MIN || (contact > 0.0 && slow));
             // A step finishes before it plants; a foot merely gliding off an old lock
-            // plants where it is when it touches down.
+            // plants where it is when it touches down, or when its curve says planted
+            // again (a body off the ground for a tick mid-stance let it go: gliding on
+            // to the animation for the whole release, it would slide with the body).
             let gliding = self.release_left > 0.0 && !self.release_is_step;
-            if (planted && self.release_left <= 0.0)
-                || (touched && (gliding || self.release_left <= 0.0))
-            {
+            if (planted || touched) && (gliding || self.release_left <= 0.0) {
                 // Lock where the foot is now, or where its step came down.
                 let at = self
                     .step_landing_xz
@@ -559,6 +559,27 @@ mod tests {
         lock.update(&config, Vec2::ZERO, 1.0, false, 0.0, DT);
         assert_eq!(lock.last_release, Some(Release::Airborne));
         assert!(!lock.is_locked());
+    }
+
+    #[test]
+    fn a_foot_let_go_for_a_tick_off_the_ground_relocks_where_it_is() {
+        // The body leaves the ground for one tick mid-stance (a capsule stepping up a
+        // riser): the lock lets go, and takes the foot again where it is on the next
+        // grounded tick while the curve still says planted, rather than gliding it on
+        // to the animation (which a blend toward the jump then carries 6 cm a tick) for
+        // the whole release.
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        lock.update(&config, Vec2::ZERO, 1.0, true, 0.0, DT);
+        lock.update(&config, Vec2::new(0.0, -0.01), 1.0, false, 0.0, DT);
+        assert_eq!(lock.last_release, Some(Release::Airborne));
+        let at = lock.update(&config, Vec2::new(0.0, -0.02), 1.0, true, 0.0, DT);
+        assert!(lock.is_locked());
+        assert!(at.distance(Vec2::ZERO) < 0.015, "relocked at {at}");
+        for i in 1..7 {
+            let anim = Vec2::new(0.0, -0.06 * i as f32);
+            assert_eq!(lock.update(&config, anim, 1.0, true, 0.0, DT), at);
+        }
     }
 
     #[test]

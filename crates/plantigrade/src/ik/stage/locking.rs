@@ -51,6 +51,9 @@ pub(super) struct Held {
     pub(super) ball_speed_m_s: Option<f32>,
     /// Set down this tick: landed, or settled onto one tread.
     pub(super) landed_now: bool,
+    /// Moved onto one tread this tick: this tick's probes were cast where the foot was,
+    /// across the edge, and [`Held::plane`] is the tread it is on now.
+    pub(super) moved_onto_tread: bool,
     /// The plane the foot stands on: a settled foot's tread.
     pub(super) plane: SupportPlane,
 }
@@ -86,6 +89,7 @@ pub(super) fn hold_ball(
         .filter(|v| v.is_finite());
     state.last_ball_xz = Some(ball_xz);
     let mut landed_now = false;
+    let mut moved_onto_tread = false;
     let anchored_ball_xz = if config.mode == FootIkMode::None {
         state.lock.reset();
         ball_xz
@@ -142,6 +146,7 @@ pub(super) fn hold_ball(
                 state.lock.nudge(shift);
                 state.ground.replant = true;
                 landed_now = true;
+                moved_onto_tread = true;
                 // It stands on that tread from this tick on: set down on the
                 // plane it left, a ball moved onto the higher tread is in the step.
                 let toward_toe = shift.dot(result.toe_probe_xz - result.heel_probe_xz) > 0.0;
@@ -160,6 +165,7 @@ pub(super) fn hold_ball(
         foot_yaw_rad: foot_yaw,
         ball_speed_m_s,
         landed_now,
+        moved_onto_tread,
         plane,
     }
 }

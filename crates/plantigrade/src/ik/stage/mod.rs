@@ -46,8 +46,8 @@ use legs::{align_to_plane, turn_foot};
 use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle};
 use phase::{update_contact, update_swing, Swing};
 use placement::{
-    ankle_height_m, ankle_xz, clear_ground_airborne, keep_feet_apart, limit_swing_drop,
-    narrow_support, update_tread_placement, NarrowSupport, Placement,
+    ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m, keep_feet_apart,
+    limit_swing_drop, narrow_support, update_tread_placement, NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
@@ -270,6 +270,9 @@ struct FootState {
     /// The ankle target's world height last tick and its vertical speed then (m, m/s), for
     /// [`placement::limit_drop_m`].
     last_target_y: Option<(f32, f32)>,
+    /// How much of the pose's lift the planted foot is held down by (m), see
+    /// [`placement::hold_planted_lift_m`].
+    planted_hold_m: f32,
 }
 
 impl FootState {
@@ -498,6 +501,7 @@ impl FootIk {
             let held = hold_ball(state, &foot, plane, alpha, input, tick, &config);
             let align = turn_foot(state, align, held.foot_yaw_rad, &foot, tick.dt_s, &config);
             let xz = ankle_xz(held.ball_xz, align, &anim, tick.facing);
+            hold_planted_lift_m(state, &foot, held.landed_now, tick.dt_s);
             let (ankle_y, under_foot) = ankle_height_m(state, &foot, &held, align, xz, tick.facing);
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);
             let target = Vec3::new(xz.x, ankle_y, xz.y);

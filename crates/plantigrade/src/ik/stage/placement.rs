@@ -15,6 +15,16 @@ use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
 use crate::math::{damp_share, smoothstep};
 use crate::world::RayHit;
 
+/// A foot's contact at and above which it is planted: its lower sole point stands on its
+/// ground, whatever lift the pose has...
+const PLANTED_CONTACT: f32 = 0.5;
+/// ...but for this much of the pose's lift (m), a gait's own roll onto its toes...
+const PLANTED_LIFT_KEPT_M: f32 = 0.002;
+/// ...and the pose's lift comes in as the contact falls this much below it...
+const LIFT_IN_CONTACT_SPAN: f32 = 0.25;
+/// ...what was held down let out at this rate (1/s) once it does.
+const PLANTED_HOLD_LET_OUT_PER_S: f32 = 20.0;
+
 /// A swinging foot moving over the ground at v (m/s) keeps at least v × this (s) above
 /// it, up to the cap (m): 1.5 cm at 1 m/s, 2.5 cm from 1.7 m/s.
 const SWING_CLEARANCE_S: f32 = 0.015;
@@ -154,7 +164,7 @@ pub(super) fn ankle_height_m(
     let plane = held.plane;
     let (ball_speed_m_s, landed_now) = (held.ball_speed_m_s, held.landed_now);
     // Never below its own ground: a blend that sinks a sole must not sink it here.
-    let mut lift_m = anim.heel_model.y.min(anim.ball_model.y).max(0.0);
+    let mut lift_m = pose_lift_m(&anim);
     // A swinging foot the animation carries along the floor (two gaits' swings,
     // or a gait and a rest pose, blended low) is held clear of it, by more the
     // faster it goes: it would skid otherwise. A gait's own touch-down and
@@ -164,6 +174,11 @@ pub(super) fn ankle_height_m(
     {
         lift_m = lift_m.max((speed * SWING_CLEARANCE_S).min(SWING_CLEARANCE_MAX_M));
     }
+    // A planted foot's lift is held down (see [`hold_planted_lift_m`]), and let out
+    // from under the clearance too: a foot just let go by the lock glides off where it
+    // stood (slowly at first), not carried along the floor, and would otherwise leap
+    // to the clearance in a tick.
+    lift_m = (lift_m - state.planted_hold_m).max(0.0);
     // A swinging foot also clears the ground it is above now (a step down ahead
     // must not pull it through the nosing it has not passed yet).
     let look_ahead_xz = if state.lock.is_locked() {
@@ -180,8 +195,10 @@ pub(super) fn ankle_height_m(
         [probe.heel, probe.toe]
     };
     // Swinging, or landing this very tick (the smoothed plane has not caught up
-    // with where the foot is set down yet).
-    let clear = state.contact < 0.5 || landed_now;
+    // with where the foot is set down yet). Not a foot just moved onto one tread: the
+    // hits are from where it was, across the edge (a heel's hit on the nosing behind
+    // would hold it a whole step up over its new tread), and its plane is the tread's.
+    let clear = (state.contact < 0.5 || landed_now) && !held.moved_onto_tread;
     let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
     // A swinging foot's ground goes, over the swing, from the ground under it at
     // lift-off to the ground where it lands at touch-down: a landing a stride up a
@@ -265,6 +282,39 @@ pub(super) fn ankle_height_m(
         ankle_y = ankle_y.max(sole_y - offset_world.y);
     }
     (ankle_y, under_foot)
+}
+
+/// How high the pose holds the foot's lower sole point over its ground (m, never below).
+fn pose_lift_m(anim: &AnimatedFoot) -> f32 {
+    anim.heel_model.y.min(anim.ball_model.y).max(0.0)
+}
+
+/// How much of the pose's lift (m) a planted foot is held down by this tick, kept in
+/// `state` for [`ankle_height_m`]. A foot the lock holds and its contact calls planted
+/// stands on its ground: a crossfade's pose that lifts it while the curve still says
+/// planted (an idle-to-run push-off, the ball 2 cm up at contact 0.6) gets its lift only
+/// as the contact falls below planted, and what was held down is let out at
+/// [`PLANTED_HOLD_LET_OUT_PER_S`], not in one tick. Not on the tick it lands: a foot
+/// coming down fast (off a drop) keeps the pose's last centimetre rather than jumping it.
+pub(super) fn hold_planted_lift_m(
+    state: &mut FootState,
+    foot: &FootTick,
+    landed_now: bool,
+    dt_s: f32,
+) -> f32 {
+    let lift_m = pose_lift_m(&foot.anim);
+    let planted_share = ((foot.raw_contact - (PLANTED_CONTACT - LIFT_IN_CONTACT_SPAN))
+        / LIFT_IN_CONTACT_SPAN)
+        .clamp(0.0, 1.0);
+    let held_now_m = if state.lock.is_locked() && !landed_now && planted_share.is_finite() {
+        (lift_m - PLANTED_LIFT_KEPT_M).max(0.0) * smoothstep(planted_share)
+    } else {
+        0.0
+    };
+    let let_out_m = state.planted_hold_m * (1.0 - damp_share(PLANTED_HOLD_LET_OUT_PER_S, dt_s));
+    let hold_m = held_now_m.max(let_out_m).min(lift_m);
+    state.planted_hold_m = if hold_m.is_finite() { hold_m } else { 0.0 };
+    state.planted_hold_m
 }
 
 /// The blended ankle target of an airborne foot kept clear of the hits `under_foot`; a foot

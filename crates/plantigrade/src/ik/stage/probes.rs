@@ -55,11 +55,12 @@ impl FootIk {
             // IK-1 with the clips' help: the foot lands where its clips set it down
             // relative to the body, carried on by the body's travel until the contact
             // curve rises; the probes take the foot's shape at landing (a swinging foot is
-            // pitched, a landing one flat).
+            // pitched, a landing one flat). Once the curve has risen (landing in 0 s) the
+            // touch-down is behind: the foot is down where the animation has it, and the
+            // landing pose, the body up to a tick ago, would send the probes a tick's
+            // travel ahead of it (10 cm at 30 Hz running).
             let landing = input.landing_feet_model[i].filter(|_| {
-                self.config.landing_from_clips
-                    && look_ahead_s > 0.0
-                    && input.landing_in_s[i].is_finite()
+                self.config.landing_from_clips && look_ahead_s > 0.0 && input.landing_in_s[i] > 0.0
             });
             let time_left_s = if landing.is_some() {
                 input.landing_in_s[i].max(0.0)
