@@ -96,12 +96,12 @@ pub(super) fn update_tread_placement(
                 && landing_in_s.is_finite()
                 && shift.length() > reachable_m
             {
+                // The shorter move (preferring the placement it has now), within the
+                // stretched limit.
                 let stretched_m = config.max_placement_m * LATE_PLACEMENT_STRETCH;
                 if let Some(nearer) =
-                    // The shorter move (the placement it has asked for), within the
-                    // stretched limit.
                     tread_shift_within(&result, config, applied, applied, true, stretched_m)
-                            .filter(|nearer| nearer.length() < shift.length())
+                        .filter(|nearer| nearer.length() < shift.length())
                 {
                     shift = nearer;
                 }
