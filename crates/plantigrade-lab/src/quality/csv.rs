@@ -18,7 +18,7 @@ pub fn trace_csv_columns() -> Vec<String> {
     columns.extend(["qx", "qy", "qz", "qw"].map(|c| format!("pelvis_{c}")));
     columns.push("grounded".into());
     for side in ["l", "r"] {
-        for point in ["ankle", "heel", "ball"] {
+        for point in ["knee", "ankle", "heel", "ball"] {
             columns.extend(["x", "y", "z"].map(|c| format!("{side}_{point}_{c}")));
         }
         for name in [
@@ -53,6 +53,11 @@ pub fn trace_csv_columns() -> Vec<String> {
         ]
         .map(String::from),
     );
+    // The trunk, for the posture checks and for pops above the legs.
+    for name in ["neck", "head"] {
+        columns.extend(["x", "y", "z"].map(|c| format!("{name}_{c}")));
+    }
+    columns.extend(["torso_lean_anim_deg", "lean_pitch_deg"].map(String::from));
     columns
 }
 
@@ -112,6 +117,7 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
             .for_each(|c| row.field(c));
         row.flag(s.grounded);
         for foot in &s.feet {
+            row.vec3(foot.knee_world);
             row.vec3(foot.ankle_world);
             row.vec3(foot.heel_world);
             row.vec3(foot.ball_world);
@@ -138,6 +144,10 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
         row.field(s.knee_flips);
         row.field(s.reach_clamps);
         row.flag(s.non_finite);
+        row.vec3(s.neck_world);
+        row.vec3(s.head_world);
+        row.field(deg(s.torso_lean_anim_rad));
+        row.field(deg(s.lean_pitch_rad));
         writeln!(out, "{}", row.0)?;
     }
     out.flush()

@@ -6,6 +6,8 @@ use glam::{Quat, Vec3};
 /// One foot at one tick (world space, metres).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FootSample {
+    /// The knee (the calf joint).
+    pub knee_world: Vec3,
     pub ankle_world: Vec3,
     /// Heel sole point.
     pub heel_world: Vec3,

@@ -158,6 +158,7 @@ impl Sampler {
             let ball_world = c.model_to_world(model.point_model(foot, ball));
             let report = ik.feet[i];
             sample.feet[i] = FootSample {
+                knee_world: c.model_to_world(model.position_model(calf)),
                 ankle_world: c.model_to_world(model.position_model(foot)),
                 heel_world,
                 ball_world,
