@@ -313,13 +313,13 @@ pub(super) fn stair_pitch(
     } else {
         // Where the ball lands, as its probe found it (the smoothed plane may still be a
         // ramp's, or a crease's, when the landing is the first tread after a ramp).
-        let onto_step = match (state.swing.liftoff_height_m, state.last_probe.toe) {
-            (Some(liftoff), Some(hit)) => {
-                (hit.point.y - liftoff).abs() >= STAIR_STEP_MIN_M
-                    && hit.normal.y >= STAIR_TREAD_MIN_UP
-            }
-            _ => false,
-        };
+        let onto_step = state.last_probe.toe.is_some_and(|hit| {
+            hit.normal.y >= STAIR_TREAD_MIN_UP
+                && state
+                    .swing
+                    .rise_from_liftoff_m(hit.point.y)
+                    .is_some_and(|rise| rise.abs() >= STAIR_STEP_MIN_M)
+        });
         let progress = if landing_in_s.is_finite() && landing_in_s >= 0.0 {
             state.swing.time_s / (state.swing.time_s + landing_in_s).max(1e-6)
         } else {

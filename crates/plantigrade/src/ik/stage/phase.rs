@@ -23,6 +23,12 @@ pub(super) struct Swing {
 }
 
 impl Swing {
+    /// How far (m) ground at height `landing_y_m` is above the ground under the ball when
+    /// this swing lifted off (below: negative); `None` before a lift-off was seen.
+    pub(super) fn rise_from_liftoff_m(&self, landing_y_m: f32) -> Option<f32> {
+        self.liftoff_height_m.map(|liftoff| landing_y_m - liftoff)
+    }
+
     /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is
     /// expected to land (read on the animation's contact curve, else its last swing's
     /// length minus the time swung so far) — a foot about to land looks where it lands,

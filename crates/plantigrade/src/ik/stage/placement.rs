@@ -124,15 +124,13 @@ pub(super) fn update_tread_placement(
 /// Whether a foot's swing is going down: some of its landing (the probe hits of `result`)
 /// is below the ground it lifted off from.
 fn swinging_down(state: &FootState, result: &FootProbeResult) -> bool {
-    let landing_m = [result.heel, result.toe]
+    [result.heel, result.toe]
         .into_iter()
         .flatten()
         .map(|hit| hit.point.y)
-        .reduce(f32::min);
-    match (state.swing.liftoff_height_m, landing_m) {
-        (Some(left_m), Some(landing_m)) => landing_m < left_m - DESCENT_MIN_M,
-        _ => false,
-    }
+        .reduce(f32::min)
+        .and_then(|landing_m| state.swing.rise_from_liftoff_m(landing_m))
+        .is_some_and(|rise_m| rise_m < -DESCENT_MIN_M)
 }
 
 /// Where the ankle goes (world xz): behind the ball the lock holds at `anchored_ball_xz`,
@@ -289,8 +287,8 @@ fn pose_lift_m(anim: &AnimatedFoot) -> f32 {
     anim.heel_model.y.min(anim.ball_model.y).max(0.0)
 }
 
-/// How much of the pose's lift (m) a planted foot is held down by this tick, kept in
-/// `state` for [`ankle_height_m`]. A foot the lock holds and its contact calls planted
+/// How much of the pose's lift (m) a planted foot is held down by this tick, into
+/// `state.planted_hold_m` for [`ankle_height_m`]. A foot the lock holds and its contact calls planted
 /// stands on its ground: a crossfade's pose that lifts it while the curve still says
 /// planted (an idle-to-run push-off, the ball 2 cm up at contact 0.6) gets its lift only
 /// as the contact falls below planted, and what was held down is let out at
@@ -301,7 +299,7 @@ pub(super) fn hold_planted_lift_m(
     foot: &FootTick,
     landed_now: bool,
     dt_s: f32,
-) -> f32 {
+) {
     let lift_m = pose_lift_m(&foot.anim);
     let planted_share = ((foot.raw_contact - (PLANTED_CONTACT - LIFT_IN_CONTACT_SPAN))
         / LIFT_IN_CONTACT_SPAN)
@@ -314,7 +312,6 @@ pub(super) fn hold_planted_lift_m(
     let let_out_m = state.planted_hold_m * (1.0 - damp_share(PLANTED_HOLD_LET_OUT_PER_S, dt_s));
     let hold_m = held_now_m.max(let_out_m).min(lift_m);
     state.planted_hold_m = if hold_m.is_finite() { hold_m } else { 0.0 };
-    state.planted_hold_m
 }
 
 /// The blended ankle target of an airborne foot kept clear of the hits `under_foot`; a foot
