@@ -46,8 +46,9 @@ use legs::{align_to_plane, turn_foot};
 use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle};
 use phase::{update_contact, update_swing, Swing};
 use placement::{
-    ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m, keep_feet_apart,
-    limit_swing_drop, narrow_support, update_tread_placement, NarrowSupport, Placement,
+    ankle_floor_y, ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m,
+    keep_feet_apart, keep_swinging_leg_open, limit_swing_drop, narrow_support,
+    update_tread_placement, LegFold, NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
@@ -295,6 +296,8 @@ struct Tick {
     first: bool,
     /// The animated feet (model space, before tilt).
     animated: [AnimatedFoot; 2],
+    /// Each leg's hip as animated (model space, before the pelvis drop).
+    hips_model: [Vec3; 2],
 }
 
 /// One foot this tick, as the steps after its contact see it.
@@ -392,7 +395,7 @@ impl FootIk {
             rays_cast: results.iter().map(|r| r.rays_cast as u32).sum(),
             ..FootIkOutput::default()
         };
-        let Some(tick) = self.start_tick(input, animated) else {
+        let Some(tick) = self.start_tick(input, animated, model) else {
             self.output = out;
             return Ok(&self.output);
         };
@@ -413,7 +416,12 @@ impl FootIk {
 
     /// This tick's frame, and the IK weight eased toward on (grounded, with a mode) or off.
     /// `None`, with nothing touched, when the root is not finite.
-    fn start_tick(&mut self, input: &FootIkInput, animated: &[AnimatedFoot; 2]) -> Option<Tick> {
+    fn start_tick(
+        &mut self,
+        input: &FootIkInput,
+        animated: &[AnimatedFoot; 2],
+        model: &ModelPose,
+    ) -> Option<Tick> {
         let config = self.config;
         let dt_s = if input.dt_s.is_finite() {
             input.dt_s.clamp(0.0, 0.25)
@@ -441,6 +449,7 @@ impl FootIk {
             facing,
             first,
             animated: *animated,
+            hips_model: [0, 1].map(|i| model.position_model(self.rig.legs[i].chain.thigh)),
         })
     }
 
@@ -504,7 +513,26 @@ impl FootIk {
             hold_planted_lift_m(state, &foot, held.landed_now, tick.dt_s);
             let (ankle_y, under_foot) = ankle_height_m(state, &foot, &held, align, xz, tick.facing);
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);
-            let target = Vec3::new(xz.x, ankle_y, xz.y);
+            let mut target = Vec3::new(xz.x, ankle_y, xz.y);
+            let hip_world =
+                tick.root_world + tick.facing * tick.hips_model[i] + Vec3::Y * self.pelvis.offset_m;
+            let fold = LegFold {
+                hip_world,
+                animated_gap_m: tick.hips_model[i].y - anim.ankle_model.y,
+                leg_length_m: self.rig.legs[i].leg_length_m,
+                floor_y: ankle_floor_y(
+                    under_foot.map(|hit| hit.map(|h| h.point.y)),
+                    &anim,
+                    align,
+                    tick.facing,
+                ),
+                liftoff_above_root_m: state
+                    .swing
+                    .liftoff_height_m
+                    .filter(|h| h.is_finite())
+                    .map_or(0.0, |h| h - tick.root_world.y),
+            };
+            target.y = keep_swinging_leg_open(target, &fold, state.contact, tick.facing);
             let mut blended = ankle_anim_world.lerp(target, alpha);
             clear_ground_airborne(
                 &mut blended,

@@ -36,6 +36,10 @@ const AIRBORNE_CLEARANCE_M: f32 = 0.015;
 /// A swinging foot's tread placement moves it at most about this fast (m/s) on its way to
 /// a tread: one further than this × the time to landing is out of reach.
 const PLACEMENT_SPEED_M_S: f32 = 1.5;
+/// A swinging foot's applied placement moves at most this fast (m/s) over the ground, on
+/// top of the swing: a tread chosen late (the stride shortening as a flight comes into
+/// view moves the landing back) is reached in a few ticks, not leapt to in one.
+const PLACEMENT_STEP_MAX_M_S: f32 = 3.0;
 /// Late in a swing down, a foot kept on the nearer tread may be placed this many times
 /// [`FootIkConfig::max_placement_m`] from where the animation sets it down. More sets it a
 /// tread further down the flight, and the pelvis drop to reach it folds the other leg.
@@ -116,9 +120,23 @@ pub(super) fn update_tread_placement(
     if !planted_now && landing_in_s.is_finite() && landing_in_s > 0.0 {
         placement_per_s = placement_per_s.max(LANDING_TIME_CONSTANTS / landing_in_s);
     }
-    let placement_rate = damp_share(placement_per_s, dt_s);
-    state.placement.applied_world +=
-        (state.placement.wanted_world - state.placement.applied_world) * placement_rate;
+    state.placement.applied_world += placement_step(
+        state.placement.wanted_world - state.placement.applied_world,
+        placement_per_s,
+        dt_s,
+        !planted_now,
+    );
+}
+
+/// This tick's move (m, world xz) of the applied placement `to_go` short of the wanted
+/// one: eased at `per_s`, and in the air no faster than [`PLACEMENT_STEP_MAX_M_S`].
+fn placement_step(to_go: Vec2, per_s: f32, dt_s: f32, in_air: bool) -> Vec2 {
+    let step = to_go * damp_share(per_s, dt_s);
+    if in_air {
+        step.clamp_length_max(PLACEMENT_STEP_MAX_M_S * dt_s.max(0.0))
+    } else {
+        step
+    }
 }
 
 /// Whether a foot's swing is going down: some of its landing (the probe hits of `result`)
@@ -329,23 +347,89 @@ pub(super) fn clear_ground_airborne(
     // into what is under it, nor skimming it (the trailing foot of a step off a
     // ledge crosses its edge as the body drops).
     if !grounded {
-        let mut floor_y = f32::MIN;
-        for (sole, hit) in [anim.heel_model, anim.ball_model]
-            .into_iter()
-            .zip(under_foot)
-        {
-            if let Some(hit) = hit {
-                let offset_world = facing * (align * (sole - anim.ankle_model));
-                floor_y = floor_y.max(hit.point.y - offset_world.y);
-            }
-        }
-        let clear_y = floor_y + AIRBORNE_CLEARANCE_M;
+        let hits_m = under_foot.map(|hit| hit.map(|h| h.point.y));
+        let clear_y = ankle_floor_y(hits_m, anim, align, facing) + AIRBORNE_CLEARANCE_M;
         if blended.y < clear_y {
             blended.y = clear_y;
             *alpha = alpha.max(1e-3);
         }
     }
 }
+
+/// The ankle height (world y, m) that sets the foot's sole points (heel, ball) at least on
+/// the heights `under_sole_m` (world y): the lowest it may go. `f32::MIN` with none.
+pub(super) fn ankle_floor_y(
+    under_sole_m: [Option<f32>; 2],
+    anim: &AnimatedFoot,
+    align: Quat,
+    facing: Quat,
+) -> f32 {
+    let mut floor_y = f32::MIN;
+    for (sole, under) in [anim.heel_model, anim.ball_model]
+        .into_iter()
+        .zip(under_sole_m)
+    {
+        if let Some(under_m) = under {
+            let offset_world = facing * (align * (sole - anim.ankle_model));
+            floor_y = floor_y.max(under_m - offset_world.y);
+        }
+    }
+    floor_y
+}
+
+/// What [`keep_swinging_leg_open`] needs of a leg this tick.
+pub(super) struct LegFold {
+    /// The hip (world), with the pelvis where it was brought down to last tick.
+    pub(super) hip_world: Vec3,
+    /// How far below the hip the animation holds the ankle (m).
+    pub(super) animated_gap_m: f32,
+    pub(super) leg_length_m: f32,
+    /// The lowest the ankle may go ([`ankle_floor_y`] on the hits under the foot).
+    pub(super) floor_y: f32,
+    /// How far the ground the foot lifted off from is above the body's (m).
+    pub(super) liftoff_above_root_m: f32,
+}
+
+/// The height (world y, m) of a swinging ankle `target` behind the hip, kept open. Running
+/// down a flight the pelvis comes down to the tread the other foot lands on while this one
+/// still clears the tread it left; held at its lift over that, the ankle would come up
+/// level with the hip, and the folded knee swing from behind to in front in one tick as it
+/// passed. The foot goes down toward its ground instead (never into it; the bounded drop
+/// that follows paces it), to a share of the leg below the hip or as far below as the
+/// animation holds it (a sprint's heel kick is high). Only for a foot that lifted off
+/// ground higher than the body's, and eased in, so a gait on the flat is left alone.
+pub(super) fn keep_swinging_leg_open(
+    target: Vec3,
+    fold: &LegFold,
+    contact: f32,
+    facing: Quat,
+) -> f32 {
+    let d = facing.inverse() * (target - fold.hip_world);
+    let gap_m = fold
+        .animated_gap_m
+        .min(SWING_FOLD_MIN_DROP * fold.leg_length_m);
+    let lowest_y = (fold.hip_world.y - gap_m).max(fold.floor_y + AIRBORNE_CLEARANCE_M);
+    let excess_m = target.y - lowest_y;
+    if excess_m.is_nan() || excess_m <= 0.0 {
+        return target.y;
+    }
+    let weight = smoothstep((-d.z / SWING_FOLD_BEHIND_M).clamp(0.0, 1.0))
+        * smoothstep((fold.liftoff_above_root_m / SWING_FOLD_GROUND_M).clamp(0.0, 1.0))
+        * (1.0 - smoothstep(contact));
+    // Eased in as the excess grows (e²/(e+k)), not a corner the foot's path turns at.
+    let lowered_m = excess_m * excess_m / (excess_m + SWING_FOLD_EASE_M);
+    target.y - lowered_m * weight
+}
+
+/// A swinging ankle behind the hip stays at least this share of the leg's length below
+/// the hip, or as far as the animation holds it if that is less...
+const SWING_FOLD_MIN_DROP: f32 = 0.3;
+/// ...once it is this far (m) behind the hip, eased in from level with it...
+const SWING_FOLD_BEHIND_M: f32 = 0.1;
+/// ...and lifted off ground this much (m) or more above the body's, eased in from level;
+/// the lowering comes in over about this much (m) of excess.
+const SWING_FOLD_GROUND_M: f32 = 0.1;
+const SWING_FOLD_EASE_M: f32 = 0.05;
 
 /// The bounded drop of a swinging foot's target ([`limit_drop_m`]), and its height and
 /// vertical speed kept for the next tick. Returns whether the foot swings free (grounded,
@@ -537,6 +621,28 @@ pub(super) fn narrow_support(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tread_chosen_late_is_reached_over_a_few_ticks_not_in_one() {
+        // Three ticks before touch-down the placement turns back 20 cm (the stride
+        // shortened as a flight came into view): at 60 Hz the foot gets there in
+        // 5 cm moves, not in one leap; a planted foot's placement is not limited.
+        let dt_s = 1.0 / 60.0;
+        let per_s = LANDING_TIME_CONSTANTS / (3.0 * dt_s);
+        let to_go = Vec2::new(0.0, -0.2);
+        let step = placement_step(to_go, per_s, dt_s, true);
+        assert!(
+            (step.length() - PLACEMENT_STEP_MAX_M_S * dt_s).abs() < 1e-6,
+            "{step}"
+        );
+        assert!(step.y < 0.0, "toward the wanted placement: {step}");
+        let planted = placement_step(to_go, per_s, dt_s, false);
+        assert!(planted.length() > 0.1, "{planted}");
+        // A small correction is eased as before.
+        let small = Vec2::new(0.0, 0.01);
+        let eased = placement_step(small, per_s, dt_s, true);
+        assert!(eased.length() < small.length() && eased.y > 0.0, "{eased}");
+    }
 
     #[test]
     fn a_swinging_sole_follows_a_ramp_and_climbs_a_step_early() {

@@ -721,3 +721,56 @@ fn mode_none_and_bad_input_leave_the_animation_alone() {
     tick(&mut r, &world, &bad);
     assert!(r.model.joints_model().iter().all(|m| m.is_finite()));
 }
+
+#[test]
+fn a_foot_kicked_back_over_a_higher_tread_is_not_folded_up_to_the_hip() {
+    // Running down a flight: the body is already on the tread below while the right
+    // foot, kicked back, still swings over the tread it left, 35 cm higher. Kept at its
+    // lift over that tread, the ankle would come up level with the hip (and the folded
+    // knee flip as it passed); it is held a share of the leg below the hip (within the
+    // 5 cm it is eased in over), still clear of the tread.
+    let mut r = rig(FootIkMode::Predictive);
+    let tread_m = 0.35;
+    let world = HeightWorld::new(move |_, z| Some((if z < -0.1 { tread_m } else { 0.0 }, Vec3::Y)));
+    // Both feet on the upper tread, then the body on the lower one with the right foot
+    // lifted off the upper tread behind it.
+    let upper = Vec3::new(0.0, tread_m, -0.5);
+    for _ in 0..20 {
+        tick(&mut r, &world, &input(upper, 1.0));
+    }
+    let mut lifting = input(upper, 1.0);
+    lifting.contact_curve[1] = 0.0;
+    for _ in 0..5 {
+        tick(&mut r, &world, &lifting);
+    }
+    let swinging = FootIkInput {
+        root_world: Vec3::ZERO,
+        ..lifting
+    };
+    for _ in 0..20 {
+        tick_swung(
+            &mut r,
+            &world,
+            &swinging,
+            (-20f32).to_radians(),
+            60f32.to_radians(),
+        );
+    }
+    let leg = r.ik.rig().legs[1];
+    let hip = r.model.position_model(leg.chain.thigh);
+    let ankle = r.model.position_model(leg.chain.foot);
+    assert!(
+        ankle.z < hip.z - 0.1,
+        "kicked back: ankle {ankle}, hip {hip}"
+    );
+    assert!(
+        ankle.y < hip.y - 0.3 * leg.leg_length_m + 0.05,
+        "ankle {ankle} folded up to the hip {hip}"
+    );
+    let (heel, ball) = sole_points(&r, 1);
+    assert!(
+        heel.y.min(ball.y) > tread_m,
+        "sole {heel} {ball} into the tread"
+    );
+    assert_eq!(r.ik.output().knee_flips, 0);
+}
