@@ -10,10 +10,10 @@ use std::sync::Arc;
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::{Vec2, Vec3};
 use plantigrade::character::Character;
-use plantigrade::course::Course;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
 use plantigrade::world::{CharacterMover, MoveLimits, MoveRequest, QueryFilter};
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 fn character_tick(c: &mut Criterion) {

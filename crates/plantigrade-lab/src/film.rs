@@ -16,8 +16,8 @@
 use std::path::Path;
 
 use glam::Vec3;
-use plantigrade::course::Course;
 use plantigrade::{HumanoidMap, Side, Skeleton};
+use plantigrade_course::Course;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

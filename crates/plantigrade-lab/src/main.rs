@@ -165,14 +165,14 @@ fn check_hz(hz: f32) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn load_course(path: Option<&std::path::Path>) -> anyhow::Result<plantigrade::course::Course> {
+fn load_course(path: Option<&std::path::Path>) -> anyhow::Result<plantigrade_course::Course> {
     use anyhow::Context;
     match path {
-        None => Ok(plantigrade::course::Course::default_course()),
+        None => Ok(plantigrade_course::Course::default_course()),
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("reading {}", path.display()))?;
-            plantigrade::course::Course::from_ron(&text)
+            plantigrade_course::Course::from_ron(&text)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
         }
     }

@@ -12,9 +12,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use plantigrade::course::Course;
 use plantigrade::graph::GraphAsset;
 use plantigrade::ik::FootIkMode;
+use plantigrade_course::Course;
 use serde::Serialize;
 
 use crate::scenarios::{self, RunOptions, ScenarioResult};

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use glam::{Vec2, Vec3};
 use plantigrade::character::Character;
-use plantigrade::course::{Course, Primitive, Role, Section, Shape};
 use plantigrade::graph::{GraphEvent, MachineId};
 use plantigrade::ik::FootIkMode;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
+use plantigrade_course::{Course, Primitive, Role, Section, Shape};
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 

@@ -4,9 +4,9 @@
 //! `cargo run --release -p plantigrade-rapier --example climb_stairs`
 use std::sync::Arc;
 
-use plantigrade::course::Course;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::prelude::*;
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -7,7 +7,7 @@
 //! # Use
 //!
 //! ```
-//! use plantigrade::course::Course;
+//! use plantigrade_course::Course;
 //! use plantigrade::glam::Vec3;
 //! use plantigrade::world::{
 //!     Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, QueryFilter, SpatialQueries,
@@ -105,8 +105,8 @@ pub use world::RapierWorld;
 /// rapier3d, re-exported so users get the exact version this crate speaks.
 pub use rapier3d;
 
-use plantigrade::course::CourseError;
 use plantigrade::world::BodyId;
+use plantigrade_course::CourseError;
 
 /// Why a world could not be built or changed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

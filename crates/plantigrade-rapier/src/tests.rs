@@ -7,7 +7,7 @@ use plantigrade::world::{
 
 use crate::queries::ZERO_MOVE;
 use crate::{ControllerConfig, RapierWorld, RapierWorldError};
-use plantigrade::course::SolidShape;
+use plantigrade_course::SolidShape;
 
 fn floor_world() -> RapierWorld {
     let mut world = RapierWorld::new();

@@ -2,11 +2,11 @@
 //! answering plantigrade's [`SpatialQueries`] and [`CharacterMover`].
 
 use glam::Vec3;
-use plantigrade::course::{Course, Solid, SolidShape};
 use plantigrade::world::{
     BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter,
     RayHit, SpatialQueries,
 };
+use plantigrade_course::{Course, Solid, SolidShape};
 use rapier3d::control::KinematicCharacterController;
 use rapier3d::dynamics::RigidBodySet;
 use rapier3d::geometry::{Collider, ColliderBuilder, ColliderHandle, ColliderSet};

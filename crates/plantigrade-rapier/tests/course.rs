@@ -2,12 +2,12 @@
 //! capsules walked through the sections at 60 Hz like a character would (gravity in the
 //! desired translation, vertical speed reset when grounded).
 
-use plantigrade::course::{Course, Role};
 use plantigrade::glam::Vec3;
 use plantigrade::world::{
     BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter,
     SpatialQueries,
 };
+use plantigrade_course::{Course, Role};
 use plantigrade_rapier::RapierWorld;
 
 const DT_S: f32 = 1.0 / 60.0;
@@ -59,7 +59,7 @@ const FLIGHT_END_Z: f32 = 3.0 + 8.0 * 0.28;
 /// The standing capsule walking up `section`'s flight at `speed` from `start_cm` along it.
 fn walk_up_flight(
     world: &mut RapierWorld,
-    section: &plantigrade::course::Section,
+    section: &plantigrade_course::Section,
     start_cm: u32,
     speed: f32,
     seconds: f32,

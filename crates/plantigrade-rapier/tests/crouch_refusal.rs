@@ -3,10 +3,10 @@
 //! stands up once it has walked out from under it.
 
 use glam::Vec2;
-use plantigrade::course::Course;
 use plantigrade::graph::RootMotionDelta;
 use plantigrade::motion::{CharacterConfig, Intent, Movement};
 use plantigrade::world::{CharacterMover, QueryFilter};
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 #[test]

@@ -8,12 +8,12 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
-use plantigrade::course::{AnalyticWorld, Course};
 use plantigrade::ik::{run_foot_probe, FootIk, FootIkConfig, FootIkInput, FootIkMode, FootRig};
 use plantigrade::lod::{Lod, LodConfig};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::world::QueryFilter;
+use plantigrade_course::{AnalyticWorld, Course};
 
 fn foot_ik(c: &mut Criterion) {
     let m = Mannequin::new();

@@ -8,11 +8,11 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use glam::Vec3;
-use plantigrade::course::{AnalyticWorld, Course};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::tilt::{NormalSourceChoice, PelvisTilt, TiltConfig, TiltInput};
 use plantigrade::world::QueryFilter;
+use plantigrade_course::{AnalyticWorld, Course};
 
 fn tilt(c: &mut Criterion) {
     let m = Mannequin::new();

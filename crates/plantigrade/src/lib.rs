@@ -27,8 +27,10 @@
 //!   [`prelude`]: what a game needs to spawn and drive one.
 //! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
-//! - [`course`]: the test course with analytic ground truth; [`clip_analysis`]: foot
-//!   contacts and planted drift of a gait clip.
+//! - [`clip_analysis`]: foot contacts and planted drift of a gait clip.
+//!
+//! The test course (level geometry as data with its analytic ground truth, and that ground
+//! as a world) is the `plantigrade-course` crate.
 //!
 //! Conventions: metres, seconds, radians; Y up, right-handed, a character faces +Z in model
 //! space (so its left is +X). Every position or rotation names its space (`_local`,
@@ -38,7 +40,6 @@ pub mod bone_map;
 pub mod character;
 pub mod clip;
 pub mod clip_analysis;
-pub mod course;
 pub mod debug;
 pub mod graph;
 pub mod ik;

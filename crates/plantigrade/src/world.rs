@@ -251,7 +251,7 @@ pub trait CharacterMover {
 }
 
 /// Everything a character needs from physics: queries and a mover. Any type with both is
-/// one (`plantigrade-rapier`'s world, the course's analytic world, a game's own).
+/// one (`plantigrade-rapier`'s world, `plantigrade-course`'s analytic world, a game's own).
 pub trait CharacterPhysics: SpatialQueries + CharacterMover {}
 
 impl<T: SpatialQueries + CharacterMover + ?Sized> CharacterPhysics for T {}

@@ -140,9 +140,9 @@ fn graph_tick_does_not_allocate_after_warm_up() {
 #[test]
 fn character_tick_with_tilt_foot_ik_and_look_at_does_not_allocate() {
     use plantigrade::character::Character;
-    use plantigrade::course::{AnalyticWorld, Course};
     use plantigrade::glam::{Vec2, Vec3};
     use plantigrade::motion::{CharacterConfig, Intent};
+    use plantigrade_course::{AnalyticWorld, Course};
     use std::sync::Arc;
 
     let course = Course::default_course();

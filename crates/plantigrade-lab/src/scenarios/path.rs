@@ -2,7 +2,7 @@
 //! (the edge, the ceiling, the wall), sampled from the analytic course.
 
 use glam::{Vec2, Vec3};
-use plantigrade::course::{Course, Role, Shape};
+use plantigrade_course::{Course, Role, Shape};
 
 use super::catalog::{Kind, Part, Scenario, CIRCLE_RADIUS_M};
 use super::script::plaza_start;

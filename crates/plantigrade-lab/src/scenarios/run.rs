@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use glam::Vec3;
 use plantigrade::character::{run_probe_batch, Character, ProbeTiming};
-use plantigrade::course::Course;
 use plantigrade::graph::{GraphAsset, MachineId};
 use plantigrade::ik::FootIkMode;
 use plantigrade::motion::CharacterConfig;
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 

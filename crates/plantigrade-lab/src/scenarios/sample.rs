@@ -3,8 +3,8 @@
 
 use glam::{Quat, Vec3};
 use plantigrade::character::Character;
-use plantigrade::course::Course;
 use plantigrade::graph::GraphAsset;
+use plantigrade_course::Course;
 
 use crate::quality::{FootSample, TickSample};
 

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use glam::Vec2;
 use plantigrade::character::{Character, ProbeTiming};
-use plantigrade::course::Course;
 use plantigrade::graph::GraphAsset;
 use plantigrade::ik::FootIkMode;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 use super::catalog::{Gait, Part, Scenario};

@@ -35,9 +35,6 @@ pub mod slope_speed;
 pub mod source;
 pub mod stage;
 
-#[cfg(test)]
-mod scenario_tests;
-
 pub use apply::{apply_pelvis_tilt, apply_posture, PostureOffsets, TiltError};
 pub use decompose::{
     decompose_ground_normal, pelvis_tilt_rotation_model, tilted_up_model, world_to_model_direction,

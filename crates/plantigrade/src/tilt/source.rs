@@ -68,12 +68,17 @@ impl NormalSource for NormalSourceChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::course::{AnalyticWorld, Course};
     use crate::tilt::{FrameCase, PelvisTilt, TiltInput};
+    use crate::world::testing::HeightWorld;
     use crate::world::QueryFilter;
 
+    /// A floor at height 0 everywhere (as on the test course's flat lane).
+    fn floor() -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+        HeightWorld::new(|_, _| Some((0.0, Vec3::Y)))
+    }
+
     fn input(world: &dyn crate::world::SpatialQueries, facing_yaw_rad: f32) -> TiltInput<'_> {
-        // High above the course: the ground rays would report airborne.
+        // High above the floor: the ground rays would report airborne.
         let root = Vec3::new(0.0, 50.0, 5.0);
         TiltInput {
             world,
@@ -90,8 +95,7 @@ mod tests {
 
     #[test]
     fn fixed_normal_drives_the_tilt_without_rays() {
-        let course = Course::default_course();
-        let world = AnalyticWorld::new(&course);
+        let world = floor();
         // A mount's up vector tilted 15° nose-up for a rider facing +X (yaw 90°).
         let grade = 15f32.to_radians();
         let up = Vec3::new(-grade.sin(), grade.cos(), 0.0) * 2.0;
@@ -153,8 +157,7 @@ mod tests {
 
     #[test]
     fn hosts_pass_their_own_source() {
-        let course = Course::default_course();
-        let world = AnalyticWorld::new(&course);
+        let world = floor();
         let mut stage = PelvisTilt::default();
         let source: &dyn NormalSource = &LeanLeft;
         for _ in 0..180 {

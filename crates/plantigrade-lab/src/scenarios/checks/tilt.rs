@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use plantigrade::course::Course;
 use plantigrade::graph::GraphAsset;
 use plantigrade::ik::FootIkMode;
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 use super::table::{threshold_checks, Compare, Gate, Runs, Threshold};

@@ -1,12 +1,13 @@
-//! The tilt stage driven over the test course with [`AnalyticWorld`]: the root moves along a
-//! section at a steady speed with its height on the analytic ground, the feet swing
-//! ±0.3 m fore and aft around it (0.1 m to each side), and the stage ticks at a fixed rate.
+//! The tilt stage driven over the test course with [`AnalyticWorld`] (from the core's `tilt`
+//! unit tests): the root moves along a section at a steady speed with its height on the
+//! analytic ground, the feet swing ±0.3 m fore and aft around it (0.1 m to each side), and
+//! the stage ticks at a fixed rate.
 
 use glam::Vec3;
 
-use super::*;
-use crate::course::{AnalyticWorld, Course, Shape};
-use crate::world::QueryFilter;
+use plantigrade::tilt::*;
+use plantigrade::world::QueryFilter;
+use plantigrade_course::{AnalyticWorld, Course, Shape};
 
 const PELVIS_MODEL: Vec3 = Vec3::new(0.0, 0.93, 0.0);
 /// Distance (m) of one full gait cycle: feet at ±0.3 m, so 0.6 m per step.
@@ -74,7 +75,8 @@ fn drive(
         assert!(output.pitch_rad.is_finite() && output.roll_rad.is_finite());
         // The filtered ground frame's rotation: the filter is what must be frame-rate
         // independent (the posture is a fixed function of it).
-        let frame = crate::tilt::pelvis_tilt_rotation_model(output.pitch_rad, output.roll_rad);
+        let frame =
+            plantigrade::tilt::pelvis_tilt_rotation_model(output.pitch_rad, output.roll_rad);
         let angular_speed_rad_per_s = previous.angle_between(frame) / dt;
         previous = frame;
         out.push(Tick {

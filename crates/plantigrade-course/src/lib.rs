@@ -195,7 +195,7 @@ pub enum SolidShape {
     Ball { center_world: Vec3, radius_m: f32 },
 }
 
-pub use crate::source_pos::SourcePos;
+pub use plantigrade::source_pos::SourcePos;
 
 /// What is wrong with a course.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]

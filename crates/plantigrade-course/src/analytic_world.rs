@@ -7,7 +7,7 @@
 use glam::Vec3;
 
 use super::Course;
-use crate::world::{
+use plantigrade::world::{
     Capsule, CharacterMover, MoveRequest, MoveResult, QueryFilter, RayHit, SpatialQueries,
 };
 
@@ -34,7 +34,7 @@ impl SpatialQueries for AnalyticWorld<'_> {
         max_distance_m: f32,
         filter: QueryFilter,
     ) -> Option<RayHit> {
-        if !filter.layers.intersects(crate::world::Layers::GROUND)
+        if !filter.layers.intersects(plantigrade::world::Layers::GROUND)
             || !origin.is_finite()
             || !direction.is_finite()
             || !max_distance_m.is_finite()
