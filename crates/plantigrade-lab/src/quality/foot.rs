@@ -76,8 +76,9 @@ pub struct FootQuality {
     #[serde(default)]
     pub feet_min_distance_cm: f32,
     /// Footfalls onto a step: level ground under heel and ball (within 1 cm of each other)
-    /// at a height 5 cm or more from where the same foot last landed (a tread up or down a
-    /// flight; not a ramp, whose ground is not level under the foot).
+    /// at a height 5 cm or more from where the same foot last landed, on level ground too
+    /// (a tread up or down a flight; not a ramp, whose ground is not level under the foot,
+    /// nor the flat at a ramp's foot).
     pub step_landings: u64,
     /// Of those, the ones that touched down forefoot first: the ball within 1 cm of the
     /// ground with the heel still more than 1 cm higher than the ball (item 8 of the
@@ -352,7 +353,9 @@ pub fn foot_quality(samples: &[TickSample], hz: f32) -> FootQuality {
                 let heel_up = sample.heel_world.y - sample.ball_world.y;
                 forefoot_first += u64::from(heel_up > GROUND_SKID_HEIGHT_M);
             }
-            last_landing_m = Some(ground_ball);
+            // From one tread to another: a landing off a ramp (onto the flat at its foot,
+            // or the first tread past its top) has no riser behind it.
+            last_landing_m = level.then_some(ground_ball);
         }
     }
 

@@ -106,8 +106,8 @@ fn penetration_is_the_depth_inside_the_ground_where_known() {
 
 #[test]
 fn step_footfalls_and_stances_across_an_edge_are_told_apart() {
-    // The left foot lands three times: on the floor, then ball first on a tread 0.2 m
-    // up, then heel first on the next tread; the right foot stands once with its toes
+    // The left foot lands on the floor, then ball first on a tread 0.2 m up, then heel
+    // first on the next tread, then on a slope and off it onto the flat; the right foot stands once with its toes
     // over a nosing and once with its heel off a step up.
     let mut samples = Vec::new();
     let mut push = |n: usize, left: FootSample, right: FootSample| {
@@ -150,6 +150,13 @@ fn step_footfalls_and_stances_across_an_edge_are_told_apart() {
     push(10, on(0.4), air);
     push(5, air, air);
     push(10, sloped, air);
+    // Off the slope, heel first onto the flat at its foot 0.2 m lower: no riser behind
+    // it, not a step.
+    let mut off_slope = on(0.2);
+    off_slope.ball_world.y += 0.02;
+    push(5, air, air);
+    push(1, off_slope, air);
+    push(10, on(0.2), air);
     let q = foot_quality(&samples, HZ);
     assert_eq!(q.step_landings, 2, "{q:?}");
     assert_eq!(q.step_landings_forefoot, 1, "{q:?}");

@@ -56,6 +56,33 @@ const FOOT_GATED_STAIRS: Runs = Runs {
     scenarios: gated_stairs,
 };
 
+/// The foot-gated runs on plain flights (all of them)...
+const FOOT_GATED_FLIGHTS: Runs = Runs {
+    predictive_tilt_on: true,
+    scenarios: is_flight,
+};
+
+/// ...and on junctions.
+const FOOT_GATED_JUNCTIONS: Runs = Runs {
+    predictive_tilt_on: true,
+    scenarios: is_junction,
+};
+
+/// The share of the footfalls from tread to tread that touch down ball first; `None`
+/// with none.
+fn forefoot_first_share(f: &FootQuality) -> Option<f32> {
+    (f.step_landings > 0).then(|| f.step_landings_forefoot as f32 / f.step_landings as f32)
+}
+
+fn forefoot_first_detail(m: &Metrics) -> String {
+    format!(
+        "{} of {} footfalls from tread to tread ball first (≥ {:.0} %)",
+        m.foot.step_landings_forefoot,
+        m.foot.step_landings,
+        100.0 * FOREFOOT_FIRST_MIN_SHARE
+    )
+}
+
 /// The SPEC QUAL thresholds of [`add_foot_checks`], in the order they are added.
 const FOOT: &[Threshold] = &[
     Threshold {
@@ -159,29 +186,27 @@ const FOOT: &[Threshold] = &[
             )
         },
     },
-    // People land forefoot first on stairs, up and down (the motion issue, item 8).
+    // People land forefoot first on stairs, up and down (the motion issue, item 8). A
+    // flight always has footfalls from tread to tread: none is a failure.
     Threshold {
         name: "forefoot_first_on_steps",
-        runs: FOOT_GATED_STAIRS,
-        figure: |m| {
-            let f = m.foot;
-            Some(if f.step_landings == 0 {
-                0.0
-            } else {
-                f.step_landings_forefoot as f32 / f.step_landings as f32
-            })
-        },
+        runs: FOOT_GATED_FLIGHTS,
+        figure: |m| Some(forefoot_first_share(&m.foot).unwrap_or(0.0)),
         compare: Compare::AtLeast,
         threshold: FOREFOOT_FIRST_MIN_SHARE,
         gate: Gate::Gated,
-        detail: |m| {
-            format!(
-                "{} of {} footfalls onto a tread ball first (≥ {:.0} %)",
-                m.foot.step_landings_forefoot,
-                m.foot.step_landings,
-                100.0 * FOREFOOT_FIRST_MIN_SHARE
-            )
-        },
+        detail: forefoot_first_detail,
+    },
+    // A junction's short flight, walked two treads a step, may have none (each foot's
+    // first tread comes off the ramp): nothing to judge.
+    Threshold {
+        name: "forefoot_first_on_steps",
+        runs: FOOT_GATED_JUNCTIONS,
+        figure: |m| Some(forefoot_first_share(&m.foot).unwrap_or(1.0)),
+        compare: Compare::AtLeast,
+        threshold: FOREFOOT_FIRST_MIN_SHARE,
+        gate: Gate::Gated,
+        detail: forefoot_first_detail,
     },
     // Each footfall on one tread (item 8): never the toes over a nosing. A heel
     // hanging off a step up, the ball on the tread, is how a runner climbs.
