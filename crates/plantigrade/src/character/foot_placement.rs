@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
-use super::posture::StrideNow;
+use super::posture::{ScaleAhead, StrideNow};
 use super::{CharacterError, ProbeTiming};
 use crate::debug::DebugDraw;
 use crate::graph::GraphInstance;
@@ -103,39 +103,51 @@ impl FootPlacement {
         model: &ModelPose,
         velocity_world: Vec3,
         facing_world: Quat,
+        scale: ScaleAhead,
         dt_s: f32,
     ) {
         let curves = self
             .contact_curves
             .map(|id| id.map_or(f32::NAN, |id| graph.curve(id)));
-        if let Ok(foot_ik) = &self.foot_ik {
-            self.animated_feet = foot_ik.rig().animated_feet(model);
-            self.foot_contact =
-                [0, 1].map(|i| self.animated_feet[i].gated_contact(curves[i], &foot_ik.config));
-            let landings = self
-                .landing_poses
-                .predict(graph.asset(), graph.sampled_clips());
-            let mut landing_feet = landings.map(|l| l.map(|l| l.foot));
-            let scale = graph.playback_scale();
-            let v = velocity_world;
-            let v_model = facing_world.inverse() * Vec3::new(v.x, 0.0, v.z);
-            if let (Some(along), true) = (v_model.try_normalize(), scale != 1.0) {
-                let hips = foot_ik
-                    .rig()
-                    .legs
-                    .map(|l| model.position_model(l.chain.thigh));
-                for i in 0..2 {
-                    warp_stride(&mut self.animated_feet[i], hips[i], along, scale);
-                    if let (Some(foot), Some(landing)) = (&mut landing_feet[i], landings[i]) {
-                        warp_stride(foot, landing.hip_model, along, scale);
-                    }
+        let Ok(foot_ik) = &self.foot_ik else {
+            self.foot_contact = curves;
+            self.landing_in_s = self.time_to_landing_s(graph, dt_s);
+            return;
+        };
+        self.animated_feet = foot_ik.rig().animated_feet(model);
+        self.foot_contact =
+            [0, 1].map(|i| self.animated_feet[i].gated_contact(curves[i], &foot_ik.config));
+        self.landing_in_s = self.time_to_landing_s(graph, dt_s);
+        let Ok(foot_ik) = &self.foot_ik else {
+            return;
+        };
+        let landings = self
+            .landing_poses
+            .predict(graph.asset(), graph.sampled_clips());
+        let mut landing_feet = landings.map(|l| l.map(|l| l.foot));
+        let v = velocity_world;
+        let v_model = facing_world.inverse() * Vec3::new(v.x, 0.0, v.z);
+        if let Some(along) = v_model.try_normalize() {
+            let hips = foot_ik
+                .rig()
+                .legs
+                .map(|l| model.position_model(l.chain.thigh));
+            for i in 0..2 {
+                if scale.now != 1.0 {
+                    warp_stride(&mut self.animated_feet[i], hips[i], along, scale.now);
+                }
+                // A landing is set down at the scale it will be played at: as a flight
+                // comes into view the stride shortens while the foot swings, and a
+                // landing warped at this tick's scale would move back under it.
+                let landing_scale = scale.at(self.landing_in_s[i]);
+                if let (Some(foot), Some(landing), true) =
+                    (&mut landing_feet[i], landings[i], landing_scale != 1.0)
+                {
+                    warp_stride(foot, landing.hip_model, along, landing_scale);
                 }
             }
-            self.landing_feet = landing_feet;
-        } else {
-            self.foot_contact = curves;
         }
-        self.landing_in_s = self.time_to_landing_s(graph, dt_s);
+        self.landing_feet = landing_feet;
     }
 
     /// The gait's step now (IK-1's phase rate: two steps a cycle): its length at

@@ -291,6 +291,8 @@ impl Character {
             &self.animator.model,
             self.locomotion.output.actual_velocity_world,
             self.facing_world(),
+            self.posture
+                .scale_ahead(self.animator.graph.playback_scale()),
             dt_s,
         );
 

@@ -48,6 +48,34 @@ pub(super) struct Posture {
     /// The share the slope's playback scale is corrected by, eased: off 1 while a flight
     /// of stairs fits the stride to a whole number of treads.
     flight_stride_share: f32,
+    /// What [`Self::flight_stride_share`] eases toward, and the slope's scale it corrects.
+    flight_stride_share_target: f32,
+    slope_speed_scale: f32,
+    slope_speed_scale_target: f32,
+}
+
+/// The playback scale a touch-down some time ahead will be played at: the scale now, and
+/// where the flight's share of it is easing to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ScaleAhead {
+    pub now: f32,
+    slope_now: f32,
+    slope_target: f32,
+    share_now: f32,
+    share_target: f32,
+}
+
+impl ScaleAhead {
+    /// The scale `in_s` seconds ahead (the scale now when that is not finite).
+    pub(super) fn at(&self, in_s: f32) -> f32 {
+        if !(in_s.is_finite() && in_s > 0.0) {
+            return self.now;
+        }
+        let share_eased = damp_share(FLIGHT_STRIDE_EASE_PER_S, in_s);
+        let slope_eased = damp_share(SLOPE_SCALE_EASE_PER_S, in_s);
+        let slope = self.slope_now + (self.slope_target - self.slope_now) * slope_eased;
+        slope * (self.share_now + (self.share_target - self.share_now) * share_eased)
+    }
 }
 
 /// The gait's step now: its length (m) at the playback scale it was measured with.
@@ -60,6 +88,9 @@ pub(super) struct StrideNow {
 /// How fast the stride eases to and from a flight's whole treads (1/s): within about a
 /// step, so neither the first step onto a flight nor the first off it jumps.
 const FLIGHT_STRIDE_EASE_PER_S: f32 = 8.0;
+/// About how fast the tilt's slope (and its playback scale) turns to a flight's (1/s): its
+/// pitch filter's rate.
+const SLOPE_SCALE_EASE_PER_S: f32 = 15.0;
 /// Moving further off the facing than this (cos), a flight's treads are not stridden.
 const MIN_FLIGHT_STRIDE_COS: f32 = 0.8;
 
@@ -86,6 +117,9 @@ impl Posture {
             head_rotation_anim_model: Quat::IDENTITY,
             torso_lean_anim_rad: 0.0,
             flight_stride_share: 1.0,
+            flight_stride_share_target: 1.0,
+            slope_speed_scale: 1.0,
+            slope_speed_scale_target: 1.0,
         }
     }
 
@@ -106,6 +140,9 @@ impl Posture {
     ) -> f32 {
         let Some(tilt) = self.tilt_output.as_ref().filter(|_| warps_stride) else {
             self.flight_stride_share = 1.0;
+            self.flight_stride_share_target = 1.0;
+            self.slope_speed_scale = 1.0;
+            self.slope_speed_scale_target = 1.0;
             return 1.0;
         };
         let forward = Vec3::new(facing_yaw_rad.sin(), 0.0, facing_yaw_rad.cos());
@@ -137,7 +174,29 @@ impl Posture {
             let ease = damp_share(FLIGHT_STRIDE_EASE_PER_S, dt_s);
             self.flight_stride_share += (share - self.flight_stride_share) * ease;
         }
+        self.flight_stride_share_target = share;
+        self.slope_speed_scale = tilt.slope_speed_scale;
+        // Where the slope's scale is heading: a flight's own, while the tilt still turns
+        // toward it.
+        self.slope_speed_scale_target = tilt
+            .frame
+            .flight
+            .filter(|_| !tilt.airborne && along_facing >= MIN_FLIGHT_STRIDE_COS)
+            .map_or(tilt.slope_speed_scale, |flight| {
+                slope_speed_scale(flight.slope.atan(), config)
+            });
         tilt.slope_speed_scale * self.flight_stride_share
+    }
+
+    /// The playback scale this tick ([`Self::playback_scale`]'s) and where it is heading.
+    pub(super) fn scale_ahead(&self, scale_now: f32) -> ScaleAhead {
+        ScaleAhead {
+            now: scale_now,
+            slope_now: self.slope_speed_scale,
+            slope_target: self.slope_speed_scale_target,
+            share_now: self.flight_stride_share,
+            share_target: self.flight_stride_share_target,
+        }
     }
 
     /// Notes the head and the trunk as animated, before anything procedural moves them.
@@ -254,5 +313,37 @@ impl Posture {
         self.impact_output = impact;
         self.tilt_output = Some(output);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_touch_down_ahead_is_warped_at_the_scale_it_will_be_played_at() {
+        // A flight just came into view: the slope's scale turning from 1 to its 1.5, the
+        // whole-treads share from 1 to 0.9.
+        let ahead = ScaleAhead {
+            now: 1.0,
+            slope_now: 1.0,
+            slope_target: 1.5,
+            share_now: 1.0,
+            share_target: 0.9,
+        };
+        assert_eq!(ahead.at(0.0), 1.0);
+        assert_eq!(ahead.at(f32::NAN), 1.0);
+        // Easing both tick by tick for 0.2 s ends where `at(0.2)` said.
+        let (mut slope, mut share, dt_s) = (1.0f32, 1.0f32, 1.0 / 60.0);
+        for _ in 0..12 {
+            slope += (1.5 - slope) * damp_share(SLOPE_SCALE_EASE_PER_S, dt_s);
+            share += (0.9 - share) * damp_share(FLIGHT_STRIDE_EASE_PER_S, dt_s);
+        }
+        assert!(
+            (ahead.at(0.2) - slope * share).abs() < 1e-4,
+            "{}",
+            ahead.at(0.2)
+        );
+        assert!((ahead.at(100.0) - 1.35).abs() < 1e-4);
     }
 }
