@@ -7,6 +7,9 @@
 
 use glam::Vec3;
 
+pub mod mover;
+pub use mover::QueryMover;
+
 /// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Layers(pub u32);
@@ -241,6 +244,30 @@ pub trait SpatialQueries {
         max_distance_m: f32,
         filter: QueryFilter,
     ) -> Option<RayHit>;
+}
+
+/// A reference answers as what it points to (so `QueryMover::new(&world)` borrows a world).
+impl<T: SpatialQueries + ?Sized> SpatialQueries for &T {
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit> {
+        (**self).cast_ray(origin, direction, max_distance_m, filter)
+    }
+
+    fn cast_capsule(
+        &self,
+        capsule: Capsule,
+        center: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit> {
+        (**self).cast_capsule(capsule, center, direction, max_distance_m, filter)
+    }
 }
 
 /// Moves a character's capsule: collide-and-slide with stepping, ground snapping and slope
