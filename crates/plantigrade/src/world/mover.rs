@@ -159,24 +159,38 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         n.y >= self.cos_max_climb - 1.0e-4
     }
 
-    /// The first hit of the swept capsule moving `distance_m` along unit `dir` from
-    /// `center`: how far it may go (stopping so the body keeps its skin) and the hit.
+    /// The first surface met by the body moving `distance_m` along unit `dir` from
+    /// `center` closer than its skin: how far it may go and the hit (rapier's cast with a
+    /// target distance, which our query trait lacks).
     fn sweep(&self, center: Vec3, dir: Vec3, distance_m: f32) -> Option<(f32, RayHit)> {
-        let hit = self
-            .queries
-            .cast_capsule(self.swept, center, dir, distance_m, self.filter)?;
+        // Look half a skin further: a surface just out of reach of the swept capsule may
+        // still come within the skin, and short moves that missed it would creep closer
+        // tick by tick until a cast starts touching it.
+        let hit = self.queries.cast_capsule(
+            self.swept,
+            center,
+            dir,
+            distance_m + self.half_skin_m,
+            self.filter,
+        )?;
         if !(hit.distance_m.is_finite() && hit.normal.is_finite() && hit.point.is_finite()) {
             return None;
         }
         let normal = hit.normal.try_normalize()?;
         // Back off along `dir` until the body is a whole skin away from the surface.
         let approach = (-dir.dot(normal)).max(1.0e-3);
-        let allowed = (hit.distance_m - self.half_skin_m / approach).clamp(0.0, distance_m);
-        Some((allowed, RayHit { normal, ..hit }))
+        let allowed = hit.distance_m - self.half_skin_m / approach;
+        if allowed >= distance_m {
+            return None;
+        }
+        Some((allowed.max(0.0), RayHit { normal, ..hit }))
     }
 
-    /// How far (m) the capsule at `center` can drop onto what is below, within
-    /// `distance_m`, keeping its skin: `None` when nothing is there.
+    /// How far (m) the capsule at `center` drops onto what is below, within `distance_m`,
+    /// keeping its skin: `None` when nothing is there. Negative (a lift of at most half a
+    /// skin per call) only over walkable ground the body came closer to than its skin (off
+    /// a stair nosing onto the tread); never off a steeper surface, where lifting the
+    /// capsule out each tick would walk it up a slope it is pushed against.
     fn drop_to_ground(&self, center: Vec3, distance_m: f32) -> Option<f32> {
         let hit = self.queries.cast_capsule(
             self.swept,
@@ -191,7 +205,8 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         }
         // Dropping by `d` closes the gap along `n` by `d · n.y`.
         let lift = self.half_skin_m / n.y.max(0.1);
-        Some((hit.distance_m - lift).min(distance_m))
+        let lowest = if self.walkable(n) { -lift } else { 0.0 };
+        Some((hit.distance_m - lift).clamp(lowest, distance_m))
     }
 
     /// What the body at `center` stands on: a downward cast of skin + 5 cm (rapier's
@@ -247,9 +262,16 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         }
     }
 
-    /// Step-up onto what was hit (rapier's autostep): room above, a tread at least
-    /// `step_min_width_m` deep, not a too-steep ramp beyond. On success the lift and a
-    /// nudge onto the tread are added to `moved` and taken from `remaining`.
+    /// Step-up onto what was hit (rapier's autostep rules): room above for the step
+    /// height, a free tread at least `step_min_width_m` deep up there, ground on it no
+    /// steeper than the climb limit. The capsule is then lifted, moved on by the horizontal
+    /// move left and set down on what is below (the tread, or the nosing its rounded bottom
+    /// rides up while the move left is short). On success that motion is added to `moved`
+    /// and `remaining` is spent but for a rise asked for (a fall is the set-down).
+    ///
+    /// rapier lifts by the step, nudges onto the tread and leaves the lift in the move's
+    /// vertical remainder; with a short move left the capsule falls back along the
+    /// nosing, which with these sweeps stalled a walk at the first riser.
     fn step_up(&self, center: Vec3, remaining: &mut Vec3, moved: &mut Vec3) -> bool {
         let Some(step_m) = self.limits.step_height_m else {
             return false;
@@ -257,7 +279,8 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         let skin = 2.0 * self.half_skin_m;
         let max_height = step_m + skin;
         let min_width = self.limits.step_min_width_m + skin;
-        let Some(forward) = horizontal(*remaining).try_normalize() else {
+        let left_h = horizontal(*remaining);
+        let Some(forward) = left_h.try_normalize() else {
             return false;
         };
         let from = center + *moved;
@@ -268,21 +291,32 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         if self.sweep(lifted, forward, min_width).is_some() {
             return false; // the tread is too shallow (or a wall above the step)
         }
-        let above_tread = lifted + forward * min_width;
-        let tread = self.sweep(above_tread, -Vec3::Y, max_height);
-        if let Some((_, hit)) = tread {
-            let n = hit.normal;
-            let climbing = remaining.y >= 0.0 || horizontal(*remaining).dot(n) <= 0.0;
-            if climbing && angle_from_up(n) > self.limits.max_slope_climb_rad {
-                return false; // a ramp too steep beyond the step
-            }
+        let Some((_, tread)) = self.sweep(lifted + forward * min_width, -Vec3::Y, max_height)
+        else {
+            return false; // nothing to step onto within the step height
+        };
+        if angle_from_up(tread.normal) > self.limits.max_slope_climb_rad {
+            return false; // a ramp too steep beyond the step
         }
-        let step_height = tread.map_or(0.0, |(down, _)| (max_height - down).max(0.0));
-        let step = Vec3::Y * step_height;
-        *remaining -= step;
-        let nudge = forward * forward.dot(*remaining).clamp(0.0, min_width);
-        *remaining -= nudge;
-        *moved += step + nudge;
+        // Up there, the move left (swept when longer than the tread checked), then down.
+        let left_m = left_h.length();
+        let ahead_m = if left_m > min_width {
+            self.sweep(lifted, forward, left_m)
+                .map_or(left_m, |(d, _)| d)
+        } else {
+            left_m
+        };
+        let over = lifted + forward * ahead_m;
+        let Some((down_m, _)) = self.sweep(over, -Vec3::Y, max_height) else {
+            return false;
+        };
+        let rise_m = max_height - down_m;
+        if rise_m <= 0.0 {
+            return false; // no higher than where it was: a slide, not a step
+        }
+        *moved += forward * ahead_m + Vec3::Y * rise_m;
+        // A rise asked for (a jump) goes on from up there; a fall is the set-down.
+        *remaining = Vec3::Y * remaining.y.max(0.0);
         true
     }
 
@@ -336,9 +370,11 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         let end = center + out.translation;
         out.grounded = self.probe_floor(end).contact_normal.is_some();
         // Snap to the ground below, only when the move started grounded and is not rising.
+        // A move that asked for no rise snaps even when it rose (the slide nudges off a
+        // steep slope pushed into would otherwise creep the capsule up it).
         if let (true, true, Some(snap_m)) = (
             snap && grounded_at_start,
-            out.translation.y <= 0.0,
+            out.translation.y <= 0.0 || desired.y <= 0.0,
             self.limits.snap_to_ground_m,
         ) {
             if let Some(drop) = self.drop_to_ground(end, snap_m) {
