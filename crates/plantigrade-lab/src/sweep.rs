@@ -186,12 +186,14 @@ pub fn offsets_m(count: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Runs the sweep: `names` ([`DEFAULT_SCENARIOS`] when empty) at every rate and offset.
+/// Runs the sweep: `names` ([`DEFAULT_SCENARIOS`] when empty) at every rate and offset,
+/// the capsule moved by `mover`.
 pub fn run(
     names: &[String],
     course: &Course,
     graph: &Arc<GraphAsset>,
     offsets: u32,
+    mover: scenarios::Mover,
 ) -> anyhow::Result<Vec<SweepRow>> {
     if offsets == 0 || offsets > 64 {
         anyhow::bail!("--offsets must be between 1 and 64, got {offsets}");
@@ -222,6 +224,7 @@ pub fn run(
                 let options = RunOptions {
                     modes,
                     start_offset_m: offset,
+                    mover,
                     ..RunOptions::default()
                 };
                 for result in scenarios::run_all(batch, course, graph, hz, &options)? {
