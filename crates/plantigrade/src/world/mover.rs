@@ -336,7 +336,8 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
         let mut remaining = desired;
         for _ in 0..MAX_SLIDES {
             let distance = remaining.length();
-            if !(distance > MIN_MOVE_M) {
+            // (A NaN length stops too.)
+            if distance.is_nan() || distance <= MIN_MOVE_M {
                 break;
             }
             let dir = remaining / distance;
@@ -458,12 +459,14 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         && capsule.half_height_m.is_finite()
         && capsule.half_height_m >= 0.0
         && capsule.height_m() <= MAX_MOVE_M;
-    if !capsule_ok
-        || limits.validate().is_err()
-        || !(feet.is_finite() && feet.abs().max_element() <= MAX_COORDINATE_M)
-        || !desired_translation.is_finite()
-        || !(dt_s.is_finite() && dt_s >= 0.0)
-    {
+    let usable = capsule_ok
+        && limits.validate().is_ok()
+        && feet.is_finite()
+        && feet.abs().max_element() <= MAX_COORDINATE_M
+        && desired_translation.is_finite()
+        && dt_s.is_finite()
+        && dt_s >= 0.0;
+    if !usable {
         return ZERO_MOVE;
     }
     let half_skin_m = 0.5 * limits.skin_m;
