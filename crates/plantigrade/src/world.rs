@@ -1,7 +1,8 @@
 //! What the core needs from a physics world (SPEC MOVE-7, IK-2, TILT-1): ray and capsule
 //! queries with a filter that leaves out the character's own colliders and picks the ground
 //! layers, and a capsule collide-and-slide that reports where the capsule really went. The
-//! rapier3d implementation lives in `plantigrade-rapier`; tests may implement it too.
+//! rapier3d implementation lives in `plantigrade-rapier`; tests may implement it too. An
+//! engine that answers only the queries gets the collide-and-slide from [`QueryMover`].
 //!
 //! Space: everything here is world space, metres, Y up.
 
