@@ -49,6 +49,17 @@ struct Cli {
     /// footfalls land on the treads moves with it.
     #[arg(long, global = true, default_value_t = 0.0, value_name = "M")]
     start_offset: f32,
+    /// What moves the character's capsule in the scenarios, the timeline, film and sweep:
+    /// rapier (its KinematicCharacterController, the default), queries (the core's
+    /// QueryMover on the same rapier world's queries) or both (scenarios and timeline run
+    /// with each, then their movement figures side by side).
+    #[arg(
+        long,
+        global = true,
+        default_value = "rapier",
+        value_name = "rapier|queries|both"
+    )]
+    mover: String,
 }
 
 impl Cli {
@@ -78,8 +89,54 @@ impl Cli {
             tilts,
             trace_dir: self.trace.clone(),
             start_offset_m: self.start_offset,
+            mover: self.movers()?[0],
         })
     }
+
+    /// The movers `--mover` names, the default first.
+    fn movers(&self) -> anyhow::Result<Vec<scenarios::Mover>> {
+        use scenarios::Mover;
+        match self.mover.as_str() {
+            "both" => Ok(Mover::ALL.to_vec()),
+            name => Ok(vec![Mover::from_name(name).ok_or_else(|| {
+                anyhow::anyhow!("--mover must be rapier, queries or both, got '{name}'")
+            })?]),
+        }
+    }
+
+    /// The one mover of a subcommand that runs a single one (film, sweep).
+    fn single_mover(&self, what: &str) -> anyhow::Result<scenarios::Mover> {
+        match self.movers()?.as_slice() {
+            [one] => Ok(*one),
+            _ => anyhow::bail!("{what} runs one mover: --mover rapier or --mover queries"),
+        }
+    }
+}
+
+/// The scenarios run with each mover of `--mover`: printed per mover, then side by side
+/// when there are several.
+fn run_scenarios_per_mover(
+    names: &[String],
+    course: &plantigrade_course::Course,
+    graph: &std::sync::Arc<plantigrade::graph::GraphAsset>,
+    cli: &Cli,
+) -> anyhow::Result<Vec<scenarios::ScenarioResult>> {
+    let movers = cli.movers()?;
+    let mut options = cli.run_options()?;
+    let mut all = Vec::new();
+    for &mover in &movers {
+        options.mover = mover;
+        let results = scenarios::run_all(names, course, graph, cli.hz, &options)?;
+        if movers.len() > 1 || mover != scenarios::Mover::Rapier {
+            println!("\n=== mover: {} ===", mover.name());
+        }
+        scenarios::print(&results);
+        all.extend(results);
+    }
+    if movers.len() > 1 {
+        scenarios::print_movers(&all);
+    }
+    Ok(all)
 }
 
 #[derive(Subcommand, Debug, Clone)]
@@ -218,10 +275,8 @@ fn run_scenarios(
 ) -> anyhow::Result<bool> {
     let (out, hz, check) = (&cli.out, cli.hz, cli.check);
     check_hz(hz)?;
-    let options = cli.run_options()?;
     let course = load_course(course)?;
-    let results = scenarios::run_all(names, &course, &default_graph()?, hz, &options)?;
-    scenarios::print(&results);
+    let results = run_scenarios_per_mover(names, &course, &default_graph()?, cli)?;
     let path = report::write_results(
         out,
         &Results {
@@ -243,7 +298,8 @@ fn run_scenarios(
 fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> {
     use anyhow::Context;
     let course = load_course(None)?;
-    let rows = sweep::run(names, &course, &default_graph()?, offsets)?;
+    let mover = cli.single_mover("sweep")?;
+    let rows = sweep::run(names, &course, &default_graph()?, offsets, mover)?;
     sweep::print(&rows, offsets);
     std::fs::create_dir_all(&cli.out).with_context(|| format!("creating {}", cli.out.display()))?;
     let path = cli.out.join("sweep.json");
@@ -271,6 +327,7 @@ fn run_film(
         anyhow::bail!("--from must come before --to");
     }
     let options = cli.run_options()?;
+    let mover = cli.single_mover("film")?;
     let course = load_course(None)?;
     let graph = default_graph()?;
     film::register_font()?;
@@ -282,7 +339,9 @@ fn run_film(
     for scenario in chosen {
         for &tilt in &options.tilts {
             for &mode in &options.modes {
-                let setup = scenarios::Setup::new(mode, tilt).starting_at(options.start_offset_m);
+                let setup = scenarios::Setup::new(mode, tilt)
+                    .starting_at(options.start_offset_m)
+                    .with_mover(mover);
                 let (result, trace) =
                     scenarios::run_scenario(scenario, &course, &world, &graph, cli.hz, setup)?;
                 let path_info = scenarios::path_for(&course, scenario, options.start_offset_m)?;
@@ -344,44 +403,66 @@ fn run_film(
 fn default_run(cli: &Cli) -> anyhow::Result<bool> {
     let (out, hz, check) = (&cli.out, cli.hz, cli.check);
     check_hz(hz)?;
-    let options = cli.run_options()?;
+    let movers = cli.movers()?;
     let clips = clip_table::evaluate(hz)?;
     clip_table::print_table(&clips, hz);
     if let Some(dir) = &cli.trace {
         std::fs::create_dir_all(dir)
             .map_err(|e| anyhow::anyhow!("creating {}: {e}", dir.display()))?;
     }
-    let timeline = timeline::run(hz, cli.trace.as_deref())?;
-    timeline::print(&timeline);
+    // The timeline with each mover; results.json keeps the first (the default's).
+    let mut timelines = Vec::with_capacity(movers.len());
+    for &mover in &movers {
+        let timeline = timeline::run(hz, cli.trace.as_deref(), mover)?;
+        if movers.len() > 1 || mover != scenarios::Mover::Rapier {
+            println!("\n=== mover: {} ===", mover.name());
+        }
+        timeline::print(&timeline);
+        timelines.push((mover, timeline));
+    }
     let course = load_course(None)?;
-    let scenario_results = scenarios::run_all(&[], &course, &default_graph()?, hz, &options)?;
-    scenarios::print(&scenario_results);
+    let scenario_results = run_scenarios_per_mover(&[], &course, &default_graph()?, cli)?;
     let path = report::write_results(
         out,
         &Results {
             clips: Some(&clips),
-            graph_timeline: Some(&timeline),
+            graph_timeline: timelines.first().map(|(_, t)| t),
             scenarios: Some(&scenario_results),
         },
     )?;
     println!("\nwrote {}", path.display());
 
     let mut failures = clip_table::failures(&clips);
-    let timeline_line = |c: &report::Check| format!("graph timeline: {} {}", c.name, c.detail);
-    failures.extend(
-        timeline
-            .checks
-            .iter()
-            .filter(|c| !c.pass && c.blocking)
-            .map(timeline_line),
-    );
+    let mut unmet: Vec<String> = Vec::new();
+    for (mover, timeline) in &timelines {
+        let timeline_line = |c: &report::Check| {
+            if *mover == scenarios::Mover::Rapier {
+                format!("graph timeline: {} {}", c.name, c.detail)
+            } else {
+                format!(
+                    "graph timeline ({} mover): {} {}",
+                    mover.name(),
+                    c.name,
+                    c.detail
+                )
+            }
+        };
+        failures.extend(
+            timeline
+                .checks
+                .iter()
+                .filter(|c| !c.pass && c.blocking)
+                .map(timeline_line),
+        );
+        unmet.extend(
+            timeline
+                .checks
+                .iter()
+                .filter(|c| !c.pass && !c.blocking)
+                .map(timeline_line),
+        );
+    }
     failures.extend(scenarios::failures(&scenario_results));
-    let mut unmet: Vec<String> = timeline
-        .checks
-        .iter()
-        .filter(|c| !c.pass && !c.blocking)
-        .map(timeline_line)
-        .collect();
     unmet.extend(scenarios::unmet_targets(&scenario_results));
     print_targets(&unmet);
     let what = format!(

@@ -186,12 +186,14 @@ pub fn offsets_m(count: u32) -> Vec<f32> {
         .collect()
 }
 
-/// Runs the sweep: `names` ([`DEFAULT_SCENARIOS`] when empty) at every rate and offset.
+/// Runs the sweep: `names` ([`DEFAULT_SCENARIOS`] when empty) at every rate and offset,
+/// the capsule moved by `mover`.
 pub fn run(
     names: &[String],
     course: &Course,
     graph: &Arc<GraphAsset>,
     offsets: u32,
+    mover: scenarios::Mover,
 ) -> anyhow::Result<Vec<SweepRow>> {
     if offsets == 0 || offsets > 64 {
         anyhow::bail!("--offsets must be between 1 and 64, got {offsets}");
@@ -222,6 +224,7 @@ pub fn run(
                 let options = RunOptions {
                     modes,
                     start_offset_m: offset,
+                    mover,
                     ..RunOptions::default()
                 };
                 for result in scenarios::run_all(batch, course, graph, hz, &options)? {
@@ -449,6 +452,7 @@ fn print_rates(rows: &[SweepRow], offsets: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenarios::Mover;
 
     #[test]
     fn offsets_spread_over_one_tread() {
@@ -510,7 +514,7 @@ mod tests {
                 .unwrap(),
         );
         let names = vec!["stairs_up_15cm_run".to_string()];
-        let rows = run(&names, &course, &graph, 2).unwrap();
+        let rows = run(&names, &course, &graph, 2, Mover::Rapier).unwrap();
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.runs, 6);
@@ -523,7 +527,7 @@ mod tests {
         assert!(row.rates.iter().all(|r| r.runs == 2 && r.runs_failing <= 2));
         assert_eq!(row.agreement.len(), FIGURES.len());
         // Bad requests are errors, not panics.
-        assert!(run(&names, &course, &graph, 0).is_err());
-        assert!(run(&["nowhere".to_string()], &course, &graph, 1).is_err());
+        assert!(run(&names, &course, &graph, 0, Mover::Rapier).is_err());
+        assert!(run(&["nowhere".to_string()], &course, &graph, 1, Mover::Rapier).is_err());
     }
 }

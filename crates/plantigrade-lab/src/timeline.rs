@@ -13,13 +13,14 @@ use plantigrade::graph::{GraphEvent, MachineId};
 use plantigrade::ik::FootIkMode;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent};
+use plantigrade::world::{CharacterPhysics, QueryMover};
 use plantigrade_course::{Course, Primitive, Role, Section, Shape};
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 
 use crate::quality::{self, TickSample};
 use crate::report::Check;
-use crate::scenarios::Sampler;
+use crate::scenarios::{Mover, Sampler};
 
 /// What the script asks for from a time on: the stick (forward, 0..1), crouch, a jump
 /// press and the jump speed in force.
@@ -123,12 +124,21 @@ fn split_m(sample: &TickSample) -> f32 {
 }
 
 /// Plays the script at `hz`; with `trace_dir`, writes its per-tick trace there as
-/// `timeline.csv` (the scenarios' columns).
-pub fn run(hz: f32, trace_dir: Option<&std::path::Path>) -> anyhow::Result<TimelineResult> {
+/// `timeline.csv` (the scenarios' columns). `mover` moves the capsule.
+pub fn run(
+    hz: f32,
+    trace_dir: Option<&std::path::Path>,
+    mover: Mover,
+) -> anyhow::Result<TimelineResult> {
     let m = Mannequin::new();
     let graph = Arc::new(m.default_graph()?);
     let course = flat_course();
     let world = RapierWorld::from_course(&course)?;
+    let query_mover = QueryMover::new(&world);
+    let physics: &dyn CharacterPhysics = match mover {
+        Mover::Rapier => &world,
+        Mover::Queries => &query_mover,
+    };
     let mut config = CharacterConfig::default();
     let mut character = Character::new(config.clone(), graph.clone(), Vec3::ZERO, 0.0)?;
     character.set_foot_ik_mode(FootIkMode::Predictive);
@@ -170,7 +180,7 @@ pub fn run(hz: f32, trace_dir: Option<&std::path::Path>) -> anyhow::Result<Timel
             jump,
             ..Intent::IDLE
         };
-        character.tick(dt, &intent, &world)?;
+        character.tick(dt, &intent, physics)?;
         for e in character.events() {
             if let GraphEvent::StateEntered { machine, state } = *e {
                 if machine == base && tick > 0 {

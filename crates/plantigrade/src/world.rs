@@ -1,11 +1,15 @@
 //! What the core needs from a physics world (SPEC MOVE-7, IK-2, TILT-1): ray and capsule
 //! queries with a filter that leaves out the character's own colliders and picks the ground
 //! layers, and a capsule collide-and-slide that reports where the capsule really went. The
-//! rapier3d implementation lives in `plantigrade-rapier`; tests may implement it too.
+//! rapier3d implementation lives in `plantigrade-rapier`; tests may implement it too. An
+//! engine that answers only the queries gets the collide-and-slide from [`QueryMover`].
 //!
 //! Space: everything here is world space, metres, Y up.
 
 use glam::Vec3;
+
+pub mod mover;
+pub use mover::QueryMover;
 
 /// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -241,6 +245,30 @@ pub trait SpatialQueries {
         max_distance_m: f32,
         filter: QueryFilter,
     ) -> Option<RayHit>;
+}
+
+/// A reference answers as what it points to (so `QueryMover::new(&world)` borrows a world).
+impl<T: SpatialQueries + ?Sized> SpatialQueries for &T {
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit> {
+        (**self).cast_ray(origin, direction, max_distance_m, filter)
+    }
+
+    fn cast_capsule(
+        &self,
+        capsule: Capsule,
+        center: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: QueryFilter,
+    ) -> Option<RayHit> {
+        (**self).cast_capsule(capsule, center, direction, max_distance_m, filter)
+    }
 }
 
 /// Moves a character's capsule: collide-and-slide with stepping, ground snapping and slope

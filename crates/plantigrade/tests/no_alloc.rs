@@ -175,3 +175,67 @@ fn character_tick_with_tilt_foot_ik_and_look_at_does_not_allocate() {
         assert!(c.tilt_output().is_some());
     }
 }
+
+/// The core's query mover (collide-and-slide, step-up, snap) allocates nothing per move:
+/// a character walks on a floor whose only answers are ray and capsule casts.
+#[test]
+fn character_tick_on_the_query_mover_does_not_allocate() {
+    use plantigrade::character::Character;
+    use plantigrade::glam::{Vec2, Vec3};
+    use plantigrade::motion::{CharacterConfig, Intent};
+    use plantigrade::world::{Capsule, QueryFilter, QueryMover, RayHit, SpatialQueries};
+    use std::sync::Arc;
+
+    /// The floor y = 0 (solid below), answering rays and capsule casts.
+    struct Floor;
+    impl Floor {
+        fn cast(bottom: Vec3, dir: Vec3, max: f32) -> Option<RayHit> {
+            let dir = dir.try_normalize()?;
+            let t = if bottom.y <= 0.0 {
+                0.0
+            } else if dir.y < 0.0 {
+                bottom.y / -dir.y
+            } else {
+                return None;
+            };
+            (t <= max).then_some(RayHit {
+                point: bottom + dir * t,
+                normal: Vec3::Y,
+                distance_m: t,
+            })
+        }
+    }
+    impl SpatialQueries for Floor {
+        fn cast_ray(&self, o: Vec3, dir: Vec3, max: f32, _: QueryFilter) -> Option<RayHit> {
+            Floor::cast(o, dir, max)
+        }
+        fn cast_capsule(
+            &self,
+            c: Capsule,
+            center: Vec3,
+            dir: Vec3,
+            max: f32,
+            _: QueryFilter,
+        ) -> Option<RayHit> {
+            Floor::cast(center - Vec3::Y * (c.half_height_m + c.radius_m), dir, max)
+        }
+    }
+
+    let world = QueryMover::new(Floor);
+    let graph = Arc::new(Mannequin::new().default_graph().unwrap());
+    let mut c = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    let intent = Intent {
+        move_world: Vec2::new(0.3, 0.8),
+        ..Intent::IDLE
+    };
+    for _ in 0..120 {
+        c.tick(1.0 / 60.0, &intent, &world).unwrap();
+    }
+    let before = allocations();
+    for _ in 0..300 {
+        c.tick(1.0 / 60.0, &intent, &world).unwrap();
+    }
+    let made = allocations() - before;
+    assert_eq!(made, 0, "{made} allocations in 300 ticks");
+    assert!(c.feet_world().y.abs() < 1e-3 && c.feet_world().z > 2.0);
+}

@@ -22,8 +22,8 @@ pub use catalog::{chosen, is_flight, is_junction, Kind};
 #[cfg(test)]
 pub use catalog::SCENARIOS;
 pub use path::path_for;
-pub use print::{failures, print, unmet_targets};
-pub use run::{run_all, run_scenario, RunOptions, ScenarioResult, Setup, TiltMode};
+pub use print::{failures, print, print_movers, unmet_targets};
+pub use run::{run_all, run_scenario, Mover, RunOptions, ScenarioResult, Setup, TiltMode};
 pub(crate) use sample::Sampler;
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use plantigrade::ik::FootIkMode;
 
-use super::run::ScenarioResult;
+use super::run::{Mover, ScenarioResult};
 use crate::quality::FootQuality;
 
 pub fn print(results: &[ScenarioResult]) {
@@ -118,7 +118,83 @@ fn lines(results: &[ScenarioResult], blocking: bool) -> Vec<String> {
             r.checks
                 .iter()
                 .filter(move |c| !c.pass && c.blocking == blocking)
-                .map(move |c| format!("{} ({}): {} {}", r.name, r.mode, c.name, c.detail))
+                .map(move |c| {
+                    // Runs of the default mover keep the lines they always had.
+                    let run = if r.mover == Mover::Rapier.name() {
+                        r.mode.clone()
+                    } else {
+                        format!("{}, {} mover", r.mode, r.mover)
+                    };
+                    format!("{} ({run}): {} {}", r.name, c.name, c.detail)
+                })
         })
         .collect()
+}
+
+/// The movement figures of each scenario with each mover side by side (`--mover both`):
+/// progress, mean speed, rise, airborne time, longest stall, the feet's deepest
+/// penetration and the failed blocking checks, in the main foot IK mode (tilt on).
+pub fn print_movers(results: &[ScenarioResult]) {
+    let mode = if results
+        .iter()
+        .any(|r| r.mode == FootIkMode::Predictive.name())
+    {
+        FootIkMode::Predictive.name()
+    } else {
+        results.first().map_or("", |r| r.mode.as_str())
+    };
+    let movers: Vec<&str> = Mover::ALL
+        .iter()
+        .map(|m| m.name())
+        .filter(|m| results.iter().any(|r| r.mover == *m))
+        .collect();
+    println!(
+        "\nMovers side by side ({}; foot IK {mode}, tilt on; failed = blocking checks failed in every mode)",
+        movers.join(" / ")
+    );
+    println!(
+        "{:<24} {:>13} {:>11} {:>11} {:>11} {:>11} {:>13} {:>9}",
+        "scenario", "progress m", "m/s", "rise m", "air s", "stall s", "feet pen. mm", "failed"
+    );
+    let mut names: Vec<&str> = Vec::new();
+    for r in results {
+        if !names.contains(&r.name.as_str()) {
+            names.push(&r.name);
+        }
+    }
+    for name in names {
+        let row: Vec<&ScenarioResult> = movers
+            .iter()
+            .filter_map(|mover| {
+                results.iter().find(|r| {
+                    r.name == name && r.mover == *mover && r.mode == mode && r.tilt == "on"
+                })
+            })
+            .collect();
+        let cell = |f: &dyn Fn(&ScenarioResult) -> f32, digits: usize| {
+            row.iter()
+                .map(|r| format!("{:.*}", digits, f(r)))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        };
+        let failed = |r: &ScenarioResult| {
+            results
+                .iter()
+                .filter(|o| o.name == r.name && o.mover == r.mover)
+                .flat_map(|o| o.checks.iter())
+                .filter(|c| !c.pass && c.blocking)
+                .count() as f32
+        };
+        println!(
+            "{:<24} {:>13} {:>11} {:>11} {:>11} {:>11} {:>13} {:>9}",
+            name,
+            cell(&|r| r.metrics.progress_m, 2),
+            cell(&|r| r.metrics.mean_speed_m_s, 2),
+            cell(&|r| r.metrics.max_height_m - r.metrics.start_height_m, 2),
+            cell(&|r| r.metrics.airborne_s, 2),
+            cell(&|r| r.metrics.longest_stall_s, 2),
+            cell(&|r| r.metrics.foot.penetration_max_mm, 1),
+            cell(&failed, 0),
+        );
+    }
 }

@@ -8,6 +8,7 @@ use plantigrade::character::{run_probe_batch, Character, ProbeTiming};
 use plantigrade::graph::{GraphAsset, MachineId};
 use plantigrade::ik::FootIkMode;
 use plantigrade::motion::CharacterConfig;
+use plantigrade::world::{CharacterPhysics, QueryMover};
 use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
@@ -35,6 +36,10 @@ pub struct ScenarioResult {
     /// Pelvis tilt: `on`, `off`, or `raw` (on, unfiltered; for the pebble check).
     pub tilt: String,
     pub hz: f32,
+    /// Which mover moved the capsule: written only when it is not rapier's (the default),
+    /// so a default run's results.json is unchanged.
+    #[serde(skip_serializing_if = "Mover::is_rapier_name")]
+    pub mover: String,
     /// How far along its path the start was moved (m; `--start-offset`).
     pub start_offset_m: f32,
     pub metrics: Metrics,
@@ -89,7 +94,15 @@ pub fn run_scenario(
         tilt,
         probes,
         start_offset_m,
+        mover,
     } = setup;
+    // Queries (foot probes, tilt, headroom) always come from the rapier world; only the
+    // capsule's collide-and-slide changes with the mover.
+    let query_mover = QueryMover::new(world);
+    let physics: &dyn CharacterPhysics = match mover {
+        Mover::Rapier => world,
+        Mover::Queries => &query_mover,
+    };
     let path = path_for(course, scenario, start_offset_m)?;
     let config = CharacterConfig::default();
     let facing = if scenario.kind == Backpedal {
@@ -195,7 +208,7 @@ pub fn run_scenario(
             }
             _ => {}
         }
-        character.tick(dt, &intent, world)?;
+        character.tick(dt, &intent, physics)?;
         if probes == ProbeTiming::Batched {
             // The host's batch between ticks (IK-13): used by the next tick.
             run_probe_batch(world, std::slice::from_mut(&mut character), 1);
@@ -355,6 +368,7 @@ pub fn run_scenario(
         mode: mode.name().into(),
         tilt: tilt.name().into(),
         hz,
+        mover: mover.name().into(),
         start_offset_m,
         metrics,
         checks,
@@ -440,7 +454,9 @@ pub fn run_all(
                     mode.name(),
                     tilt.name()
                 ));
-                let setup = Setup::new(mode, tilt).starting_at(options.start_offset_m);
+                let setup = Setup::new(mode, tilt)
+                    .starting_at(options.start_offset_m)
+                    .with_mover(options.mover);
                 let (result, trace) = run_scenario(scenario, course, &world, graph, hz, setup)?;
                 if let Some(dir) = &options.trace_dir {
                     let suffix = if tilt == TiltMode::On {
@@ -480,7 +496,9 @@ pub fn run_all(
             &world,
             graph,
             hz,
-            options.start_offset_m,
+            Setup::new(FootIkMode::Predictive, TiltMode::Raw)
+                .starting_at(options.start_offset_m)
+                .with_mover(options.mover),
         )?;
     }
     Ok(results)
@@ -494,6 +512,8 @@ pub struct Setup {
     pub probes: ProbeTiming,
     /// The start moved this far along the scenario's path (m).
     pub start_offset_m: f32,
+    /// What moves the capsule.
+    pub mover: Mover,
 }
 
 impl Setup {
@@ -503,7 +523,12 @@ impl Setup {
             tilt,
             probes: ProbeTiming::Immediate,
             start_offset_m: 0.0,
+            mover: Mover::Rapier,
         }
+    }
+
+    pub fn with_mover(self, mover: Mover) -> Self {
+        Self { mover, ..self }
     }
 
     pub fn starting_at(self, start_offset_m: f32) -> Self {
@@ -511,6 +536,34 @@ impl Setup {
             start_offset_m,
             ..self
         }
+    }
+}
+
+/// What moves the character's capsule in a run (`--mover`): rapier's
+/// `KinematicCharacterController` through `RapierWorld` (the default), or the core's
+/// [`QueryMover`] on the same world's queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mover {
+    Rapier,
+    Queries,
+}
+
+impl Mover {
+    pub const ALL: [Mover; 2] = [Mover::Rapier, Mover::Queries];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Mover::Rapier => "rapier",
+            Mover::Queries => "queries",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Mover> {
+        Mover::ALL.into_iter().find(|m| m.name() == name)
+    }
+
+    fn is_rapier_name(name: &str) -> bool {
+        name == Mover::Rapier.name()
     }
 }
 
@@ -565,6 +618,8 @@ pub struct RunOptions {
     /// Every scenario starts this far along its path (m): where the footfalls land on
     /// stairs moves with it.
     pub start_offset_m: f32,
+    /// What moves the capsule in every run.
+    pub mover: Mover,
 }
 
 impl Default for RunOptions {
@@ -574,6 +629,7 @@ impl Default for RunOptions {
             tilts: vec![TiltMode::On],
             trace_dir: None,
             start_offset_m: 0.0,
+            mover: Mover::Rapier,
         }
     }
 }

@@ -257,3 +257,25 @@ fn unknown_scenario_is_an_error() {
     .unwrap_err();
     assert!(err.to_string().contains("unknown scenario 'flat_wlak'"));
 }
+
+/// Issue 15 item 5: the core's query mover on the rapier world's queries passes the
+/// blocking checks of a run where stepping, slope limits and walls matter.
+#[test]
+fn query_mover_passes_the_movement_checks_of_stairs_steep_ramp_and_wall() {
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    let graph = graph();
+    for name in ["stairs_up_20cm_walk", "ramp_50_blocked", "wall_push"] {
+        let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+        let setup = Setup::new(FootIkMode::Predictive, TiltMode::On).with_mover(Mover::Queries);
+        let (result, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+        assert_eq!(result.mover, "queries");
+        let failed: Vec<_> = result
+            .checks
+            .iter()
+            .filter(|c| c.blocking && !c.pass)
+            .map(|c| format!("{} {}", c.name, c.detail))
+            .collect();
+        assert!(failed.is_empty(), "{name}: {failed:?}");
+    }
+}

@@ -3,14 +3,13 @@
 use std::sync::Arc;
 
 use plantigrade::graph::GraphAsset;
-use plantigrade::ik::FootIkMode;
 use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 use super::table::{threshold_checks, Compare, Gate, Runs, Threshold};
 use crate::report::Check;
 use crate::scenarios::catalog::{is_flight, SCENARIOS};
-use crate::scenarios::run::{run_scenario, ScenarioResult, Setup, TiltMode};
+use crate::scenarios::run::{run_scenario, ScenarioResult, Setup};
 
 /// The ramps and the cross-slope whose ground frame is judged against the true slope.
 fn slope(name: &str) -> bool {
@@ -127,14 +126,14 @@ const TILT: &[Threshold] = &[
 /// Issue 6 and 14 targets (SPEC TILT, QUAL-5/6/8), on tilt on + predictive IK: the ground
 /// frame's tracking of the 10–30° ramps and the cross-slope, a level head, the torso's lean
 /// against the TILT-12 profile, the pebble field against the raw normal, the beam's roll,
-/// the stairs' flight pitch.
+/// the stairs' flight pitch. `raw_setup` is the pebble check's rerun with the raw normal.
 pub(crate) fn add_tilt_checks(
     results: &mut [ScenarioResult],
     course: &Course,
     world: &RapierWorld,
     graph: &Arc<GraphAsset>,
     hz: f32,
-    start_offset_m: f32,
+    raw_setup: Setup,
 ) -> anyhow::Result<()> {
     let flat_angvel = results
         .iter()
@@ -168,14 +167,7 @@ pub(crate) fn add_tilt_checks(
         if r.name.starts_with("pebbles") {
             let scenario = SCENARIOS.iter().find(|s| s.name == r.name);
             if let Some(scenario) = scenario {
-                let (raw, _) = run_scenario(
-                    scenario,
-                    course,
-                    world,
-                    graph,
-                    hz,
-                    Setup::new(FootIkMode::Predictive, TiltMode::Raw).starting_at(start_offset_m),
-                )?;
+                let (raw, _) = run_scenario(scenario, course, world, graph, hz, raw_setup)?;
                 let raw = raw.metrics.tilt.tilt_angvel_rms_deg_s;
                 checks.push(Check::new(
                     "tilt_pebbles_filtered",
