@@ -2,7 +2,8 @@
 //! bevy_rapier3d world holding the test course, at a fixed 60 Hz step
 //! (`TimeUpdateStrategy::ManualDuration`, one fixed tick per `App::update`): the mannequin
 //! climbs the stairs, footstep messages alternate, the stance feet written to the joint
-//! entities stand on the ground, and the pose is the core's own on the same inputs.
+//! entities stand on the ground, the pose is the core's own on the same inputs, a jump
+//! sends its jump, landing and state messages, and crouching resizes the capsule collider.
 //!
 //! The pose is compared with a core `Character` ticked on the plugin's own physics world
 //! (same colliders, same broad phase): against a `plantigrade_rapier::RapierWorld` built
@@ -23,13 +24,14 @@ use bevy::time::TimeUpdateStrategy;
 use bevy_rapier3d::prelude::{Collider, NoUserData, PhysicsSet, RapierPhysicsPlugin};
 use plantigrade::character::Character;
 use plantigrade::mannequin::Mannequin;
-use plantigrade::motion::Intent;
+use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
 use plantigrade::pose::ModelPose;
 use plantigrade::prelude::CharacterSettings;
 use plantigrade::world::{QueryFilter, SpatialQueries};
 use plantigrade_bevy::{
-    spawn_character, CharacterIntent, CharacterJoints, FootSide, Footstep, PlantigradeCharacter,
-    PlantigradePlugin, PlantigradeSystems, PlantigradeWorld,
+    spawn_character, CharacterCapsule, CharacterIntent, CharacterJoints, FootSide, Footstep,
+    Jumped, Landed, PlantigradeCharacter, PlantigradePlugin, PlantigradeSystems, PlantigradeWorld,
+    StateEntered,
 };
 use plantigrade_course::{Course, SolidShape};
 use plantigrade_rapier::RapierWorld;
@@ -70,6 +72,11 @@ struct Recorded {
     /// The character's model pose and feet after each of its ticks.
     ticks: Vec<(ModelPose, Vec3)>,
     footsteps: Vec<FootSide>,
+    /// The tick (1-based count) each `Jumped` and `Landed` arrived after, and the landings.
+    jumps: Vec<u64>,
+    landings: Vec<(u64, Landed)>,
+    /// The states entered, as `machine/state`.
+    states: Vec<String>,
 }
 
 #[derive(Resource)]
@@ -122,10 +129,14 @@ fn write_intent(
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn record(
     mut recorded: ResMut<Recorded>,
     q: Query<&PlantigradeCharacter>,
     mut steps: MessageReader<Footstep>,
+    mut jumps: MessageReader<Jumped>,
+    mut landings: MessageReader<Landed>,
+    mut states: MessageReader<StateEntered>,
 ) {
     for pc in &q {
         let c = pc.character();
@@ -136,6 +147,14 @@ fn record(
         }
     }
     recorded.footsteps.extend(steps.read().map(|s| s.foot));
+    let tick = q.iter().map(|pc| pc.ticks()).max().unwrap_or(0);
+    recorded.jumps.extend(jumps.read().map(|_| tick));
+    recorded
+        .landings
+        .extend(landings.read().map(|l| (tick, *l)));
+    recorded
+        .states
+        .extend(states.read().map(|s| format!("{}/{}", s.machine, s.state)));
 }
 
 /// A headless app with the course and the mannequin at `section`'s spawn, driven by
@@ -231,6 +250,98 @@ fn footstep_messages_alternate() {
     for pair in steps.windows(2) {
         assert_ne!(pair[0], pair[1], "footsteps {steps:?}");
     }
+}
+
+#[test]
+fn jump_landing_and_state_messages_arrive() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "plaza", walk_run_turn_jump_stop);
+    run_ticks(&mut app, character, 300);
+    let recorded = app.world().resource::<Recorded>();
+    // The script presses jump on tick 220 (0-based): one jump, then one light landing.
+    assert_eq!(
+        recorded.jumps,
+        vec![221],
+        "jumps after ticks {:?}",
+        recorded.jumps
+    );
+    assert_eq!(recorded.landings.len(), 1, "{:?}", recorded.landings);
+    let (landed_after, landing) = recorded.landings[0];
+    assert!(
+        landed_after > 221 && landed_after < 300,
+        "landed after tick {landed_after}"
+    );
+    assert_eq!(landing.character, character);
+    // On flat ground it lands as fast as it took off: the default 8 m/s jump, above the
+    // default 5 m/s heavy-landing threshold.
+    let config = CharacterConfig::default();
+    assert!(
+        (landing.impact_speed_m_s - config.jump_speed_m_s).abs() < 0.3,
+        "{landing:?}"
+    );
+    assert_eq!(
+        landing.grade,
+        LandingGrade::from_impact(landing.impact_speed_m_s, config.heavy_landing_speed_m_s)
+    );
+    assert_eq!(landing.grade, LandingGrade::Heavy);
+    // The graph went into its Jump state and back out of it.
+    let jump = recorded.states.iter().position(|s| s.ends_with("/Jump"));
+    let jump = jump.unwrap_or_else(|| panic!("states {:?}", recorded.states));
+    assert!(
+        recorded.states[jump + 1..]
+            .iter()
+            .any(|s| !s.ends_with("/Jump")),
+        "states {:?}",
+        recorded.states
+    );
+}
+
+fn crouch(_: u64) -> Intent {
+    Intent {
+        crouch: true,
+        ..Intent::IDLE
+    }
+}
+
+#[test]
+fn crouching_shrinks_the_capsule_collider() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "flat", crouch);
+    let capsule_entity = app
+        .world()
+        .get::<PlantigradeCharacter>(character)
+        .unwrap()
+        .capsule_entity();
+    let height = |app: &App| {
+        let collider = app.world().get::<Collider>(capsule_entity).unwrap();
+        let capsule = collider.as_capsule().unwrap();
+        let center = app
+            .world()
+            .get::<Transform>(capsule_entity)
+            .unwrap()
+            .translation;
+        (capsule.height() + 2.0 * capsule.radius(), center.y)
+    };
+    let (standing_m, _) = height(&app);
+    assert!(
+        (standing_m - 1.8).abs() < 1e-3,
+        "standing capsule {standing_m} m"
+    );
+    run_ticks(&mut app, character, 30);
+    let (crouched_m, center_y) = height(&app);
+    let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    assert!(c.character().output().vars.is_crouching);
+    assert!(
+        (crouched_m - 1.1).abs() < 1e-3,
+        "crouched capsule {crouched_m} m"
+    );
+    // Still standing on its feet: the centre is half its height above them.
+    assert!(
+        (center_y - 0.55).abs() < 1e-3,
+        "centre {center_y} m above the feet"
+    );
+    let owner = app.world().get::<CharacterCapsule>(capsule_entity).unwrap();
+    assert_eq!(owner.character, character);
 }
 
 /// Walks `section` for `ticks` and checks that each foot in stance (locked, full contact,
