@@ -9,11 +9,13 @@
 //! (same colliders, same broad phase): against a `plantigrade_rapier::RapierWorld` built
 //! from the same course, the two walks are bit-identical for 31 ticks up the stairs and
 //! then part by a few tenths of a millimetre, because rapier's character controller moves
-//! the capsule differently by that much from the same request in the two worlds (colliders,
-//! shapes and poses are identical; rays and capsule casts agree exactly, see
-//! `queries_match_a_rapier_world_of_the_same_course`). The likely cause is the broad-phase
-//! tree: the controller's contact passes take colliders from it conservatively, and
-//! bevy_rapier's tree is built by rapier's broad phase, `RapierWorld`'s by hand.
+//! the capsule differently by that much from the same request in the two worlds. Colliders,
+//! shapes and poses are identical, and rays and capsule casts agree exactly (see
+//! `queries_match_a_rapier_world_of_the_same_course`); the difference is the broad-phase
+//! tree. The controller's contact passes take their candidates from the tree's leaf boxes
+//! as they are (`intersect_aabb_conservative`); rapier's broad phase keeps boxes of its own
+//! making, `RapierWorld` exact ones. The same move on bevy_rapier's colliders over a tree of exact boxes gives
+//! `RapierWorld`'s result bit for bit (checked once by hand at the first tick that differs).
 
 use std::sync::Arc;
 use std::time::Duration;
