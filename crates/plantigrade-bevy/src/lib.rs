@@ -13,7 +13,8 @@
 //! - [`spawn_character`] makes the entities: the character (at its feet, facing its yaw)
 //!   with a kinematic rapier body, its capsule as a child with a normal rapier collider (on
 //!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
-//! - Physics: the character's queries and moves run on the default rapier context through
+//! - Physics: the character's queries and moves run on the default rapier context (the
+//!   one marked `DefaultRapierContext`; without it no character ticks) through
 //!   `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
 //!   capsule), with its own capsule excluded. A collider without `CollisionGroups` is on
 //!   every layer, so any level collider is ground. A character waits (does not tick) until
@@ -314,8 +315,8 @@ pub enum FootSide {
 pub struct Footstep {
     pub character: Entity,
     pub foot: FootSide,
-    /// The foot joint after the tick (world, m); the character's feet for a rig without
-    /// legs foot IK recognised.
+    /// The foot joint after the tick (world, m); the character's feet when foot IK found
+    /// no legs in the rig.
     pub foot_world: Vec3,
 }
 
