@@ -162,11 +162,22 @@ fn record(
 /// A headless app with the course and the mannequin at `section`'s spawn, driven by
 /// `script`. Returns the app and the character entity.
 fn app_on(course: &Course, section: &str, script: Script) -> (App, Entity) {
+    let rapier = RapierPhysicsPlugin::<NoUserData>::default().in_fixed_schedule();
+    app_with(course, section, script, rapier)
+}
+
+/// [`app_on`] with `rapier` as the physics plugin.
+fn app_with(
+    course: &Course,
+    section: &str,
+    script: Script,
+    rapier: RapierPhysicsPlugin<NoUserData>,
+) -> (App, Entity) {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
         TransformPlugin,
-        RapierPhysicsPlugin::<NoUserData>::default().in_fixed_schedule(),
+        rapier,
         PlantigradePlugin::default(),
     ))
     .insert_resource(Time::<Fixed>::from_hz(HZ))
@@ -239,6 +250,25 @@ fn climbs_the_20_cm_stairs() {
     let transform = app.world().get::<GlobalTransform>(character).unwrap();
     let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
     assert!(transform.translation().distance(c.character().feet_world()) < 1e-5);
+}
+
+/// A game that leaves bevy_rapier in its default schedule (`PostUpdate`): the characters
+/// still tick in `FixedUpdate`, on the world as the last step left it.
+#[test]
+fn walks_with_rapier_in_its_default_schedule() {
+    let course = Course::default_course();
+    let rapier = RapierPhysicsPlugin::<NoUserData>::default();
+    let (mut app, character) = app_with(&course, "flat", walk, rapier);
+    let spawn_world = course.section("flat").unwrap().spawn_world;
+    run_ticks(&mut app, character, 180);
+    let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    let feet = c.character().feet_world();
+    // Three seconds at a walk (1.75 m/s once up to speed), on the floor all the way.
+    assert!(feet.z - spawn_world.z > 4.5, "feet at {feet}");
+    assert!((feet.x - spawn_world.x).abs() < 1e-3, "feet at {feet}");
+    for (tick, (_, feet)) in app.world().resource::<Recorded>().ticks.iter().enumerate() {
+        assert!(feet.y.abs() < 0.01, "tick {tick}: feet at {feet}");
+    }
 }
 
 #[test]
