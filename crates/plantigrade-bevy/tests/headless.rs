@@ -1,0 +1,598 @@
+//! The plugin in a headless Bevy app (MinimalPlugins, no window, no GPU) over a
+//! bevy_rapier3d world holding the test course, at a fixed 60 Hz step
+//! (`TimeUpdateStrategy::ManualDuration`, one fixed tick per `App::update`): the mannequin
+//! climbs the stairs, footstep messages alternate, the stance feet written to the joint
+//! entities stand on the ground, the pose is the core's own on the same inputs, a jump
+//! sends its jump, landing and state messages, and crouching resizes the capsule collider.
+//!
+//! The pose is compared with a core `Character` ticked on the plugin's own physics world
+//! (same colliders, same broad phase): against a `plantigrade_rapier::RapierWorld` built
+//! from the same course, the two walks are bit-identical for 31 ticks up the stairs and
+//! then part by a few tenths of a millimetre, because rapier's character controller moves
+//! the capsule differently by that much from the same request in the two worlds. Colliders,
+//! shapes and poses are identical, and rays and capsule casts agree exactly (see
+//! `queries_match_a_rapier_world_of_the_same_course`); the difference is the broad-phase
+//! tree. The controller's contact passes take their candidates from the tree's leaf boxes
+//! as they are (`intersect_aabb_conservative`); rapier's broad phase keeps boxes of its own
+//! making, `RapierWorld` exact ones. The same move on bevy_rapier's colliders over a tree of exact boxes gives
+//! `RapierWorld`'s result bit for bit (checked once by hand at the first tick that differs).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use bevy::ecs::system::SystemState;
+use bevy::prelude::*;
+use bevy::time::TimeUpdateStrategy;
+use bevy_rapier3d::prelude::{Collider, NoUserData, PhysicsSet, RapierPhysicsPlugin};
+use plantigrade::character::Character;
+use plantigrade::mannequin::Mannequin;
+use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
+use plantigrade::pose::ModelPose;
+use plantigrade::prelude::CharacterSettings;
+use plantigrade::world::{QueryFilter, SpatialQueries};
+use plantigrade_bevy::{
+    spawn_character, CharacterCapsule, CharacterIntent, CharacterJoints, FootSide, Footstep,
+    Jumped, Landed, PlantigradeCharacter, PlantigradePlugin, PlantigradeSystems, PlantigradeWorld,
+    StateEntered,
+};
+use plantigrade_course::{Course, SolidShape};
+use plantigrade_rapier::RapierWorld;
+
+const HZ: f64 = 60.0;
+
+/// The intent of tick `tick` (0-based) of a scripted run.
+type Script = fn(u64) -> Intent;
+
+/// A walk straight ahead (+Z, the course's direction), half the stick.
+fn walk(_: u64) -> Intent {
+    Intent {
+        move_world: Vec2::new(0.0, 0.5),
+        ..Intent::IDLE
+    }
+}
+
+/// Walk, run, turn right while running, jump, then stop.
+fn walk_run_turn_jump_stop(tick: u64) -> Intent {
+    let mut intent = Intent::IDLE;
+    match tick {
+        0..60 => intent.move_world = Vec2::new(0.0, 0.5),
+        60..150 => intent.move_world = Vec2::new(0.0, 1.0),
+        150..220 => intent.move_world = Vec2::new(0.7, 0.7),
+        220 => {
+            intent.move_world = Vec2::new(0.7, 0.7);
+            intent.jump = true;
+        }
+        221..280 => intent.move_world = Vec2::new(0.7, 0.7),
+        _ => {}
+    }
+    intent
+}
+
+/// What the test reads back after each tick.
+#[derive(Resource, Default)]
+struct Recorded {
+    /// The character's model pose and feet after each of its ticks.
+    ticks: Vec<(ModelPose, Vec3)>,
+    footsteps: Vec<FootSide>,
+    /// The tick (1-based count) each `Jumped` and `Landed` arrived after, and the landings.
+    jumps: Vec<u64>,
+    landings: Vec<(u64, Landed)>,
+    /// The states entered, as `machine/state`.
+    states: Vec<String>,
+}
+
+#[derive(Resource)]
+struct Scripted(Script);
+
+fn mannequin(spawn_world: Vec3) -> Character {
+    let graph = Arc::new(Mannequin::new().default_graph().unwrap());
+    Character::builder(graph)
+        .settings(CharacterSettings::default())
+        .spawn(spawn_world, 0.0)
+        .unwrap()
+}
+
+/// The course's solids as static rapier colliders (no collision groups: on every layer).
+fn spawn_course(commands: &mut Commands, course: &Course) {
+    for solid in course.solids() {
+        match solid.shape {
+            SolidShape::Cuboid {
+                center_world,
+                half_extents_m: h,
+                rotation_world,
+            } => commands.spawn((
+                Transform::from_translation(center_world).with_rotation(rotation_world),
+                Collider::cuboid(h.x, h.y, h.z),
+            )),
+            SolidShape::ConvexHull {
+                center_world,
+                points_local,
+            } => commands.spawn((
+                Transform::from_translation(center_world),
+                Collider::convex_hull(&points_local).unwrap(),
+            )),
+            SolidShape::Ball {
+                center_world,
+                radius_m,
+            } => commands.spawn((
+                Transform::from_translation(center_world),
+                Collider::ball(radius_m),
+            )),
+        };
+    }
+}
+
+fn write_intent(
+    script: Res<Scripted>,
+    mut q: Query<(&PlantigradeCharacter, &mut CharacterIntent)>,
+) {
+    for (pc, mut intent) in &mut q {
+        *intent = script.0(pc.ticks()).into();
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record(
+    mut recorded: ResMut<Recorded>,
+    q: Query<&PlantigradeCharacter>,
+    mut steps: MessageReader<Footstep>,
+    mut jumps: MessageReader<Jumped>,
+    mut landings: MessageReader<Landed>,
+    mut states: MessageReader<StateEntered>,
+) {
+    for pc in &q {
+        let c = pc.character();
+        if recorded.ticks.len() < pc.ticks() as usize {
+            recorded
+                .ticks
+                .push((c.model_pose().clone(), c.feet_world()));
+        }
+    }
+    recorded.footsteps.extend(steps.read().map(|s| s.foot));
+    let tick = q.iter().map(|pc| pc.ticks()).max().unwrap_or(0);
+    recorded.jumps.extend(jumps.read().map(|_| tick));
+    recorded
+        .landings
+        .extend(landings.read().map(|l| (tick, *l)));
+    recorded
+        .states
+        .extend(states.read().map(|s| format!("{}/{}", s.machine, s.state)));
+}
+
+/// A headless app with the course and the mannequin at `section`'s spawn, driven by
+/// `script`. Returns the app and the character entity.
+fn app_on(course: &Course, section: &str, script: Script) -> (App, Entity) {
+    let rapier = RapierPhysicsPlugin::<NoUserData>::default().in_fixed_schedule();
+    app_with(course, section, script, rapier)
+}
+
+/// [`app_on`] with `rapier` as the physics plugin.
+fn app_with(
+    course: &Course,
+    section: &str,
+    script: Script,
+    rapier: RapierPhysicsPlugin<NoUserData>,
+) -> (App, Entity) {
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        TransformPlugin,
+        rapier,
+        PlantigradePlugin::default(),
+    ))
+    .insert_resource(Time::<Fixed>::from_hz(HZ))
+    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
+        1.0 / HZ,
+    )))
+    .insert_resource(Scripted(script))
+    .init_resource::<Recorded>()
+    .add_systems(
+        FixedUpdate,
+        (
+            write_intent.in_set(PlantigradeSystems::Intent),
+            record.after(PlantigradeSystems::WriteTransforms),
+        ),
+    );
+    let spawn_world = course.section(section).unwrap().spawn_world;
+    let character = {
+        let mut commands = app.world_mut().commands();
+        spawn_course(&mut commands, course);
+        spawn_character(&mut commands, mannequin(spawn_world))
+    };
+    app.world_mut().flush();
+    app.finish();
+    app.cleanup();
+    (app, character)
+}
+
+/// Runs until the character has made `ticks` ticks.
+fn run_ticks(app: &mut App, character: Entity, ticks: u64) {
+    for _ in 0..ticks * 2 + 10 {
+        let done = app
+            .world()
+            .get::<PlantigradeCharacter>(character)
+            .unwrap()
+            .ticks();
+        if done >= ticks {
+            assert_eq!(done, ticks, "one fixed tick per update");
+            return;
+        }
+        app.update();
+    }
+    panic!("the character did not tick {ticks} times");
+}
+
+/// Where the up flight of the stairs sections ends (z, m): 8 treads of 0.28 m from z = 3.
+const FLIGHT_END_Z: f32 = 3.0 + 8.0 * 0.28;
+
+#[test]
+fn climbs_the_20_cm_stairs() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "stairs_20cm", walk);
+    let mut top_reached = false;
+    for tick in 1..=360 {
+        run_ticks(&mut app, character, tick);
+        let feet = app
+            .world()
+            .get::<PlantigradeCharacter>(character)
+            .unwrap()
+            .character()
+            .feet_world();
+        assert!(feet.is_finite());
+        // On the landing at the top of the flight (1.6 m), past its last tread.
+        if feet.z > FLIGHT_END_Z + 0.3 && feet.z < FLIGHT_END_Z + 1.5 {
+            assert!((feet.y - 1.6).abs() < 0.03, "tick {tick}: feet at {feet}");
+            top_reached = true;
+        }
+    }
+    assert!(top_reached, "never got onto the top landing");
+    // The entity's Transform is the character's feet and facing.
+    let transform = app.world().get::<GlobalTransform>(character).unwrap();
+    let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    assert!(transform.translation().distance(c.character().feet_world()) < 1e-5);
+}
+
+/// A game that leaves bevy_rapier in its default schedule (`PostUpdate`): the characters
+/// still tick in `FixedUpdate`, on the world as the last step left it.
+#[test]
+fn walks_with_rapier_in_its_default_schedule() {
+    let course = Course::default_course();
+    let rapier = RapierPhysicsPlugin::<NoUserData>::default();
+    let (mut app, character) = app_with(&course, "flat", walk, rapier);
+    let spawn_world = course.section("flat").unwrap().spawn_world;
+    run_ticks(&mut app, character, 180);
+    let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    let feet = c.character().feet_world();
+    // Three seconds at a walk (1.75 m/s once up to speed), on the floor all the way.
+    assert!(feet.z - spawn_world.z > 4.5, "feet at {feet}");
+    assert!((feet.x - spawn_world.x).abs() < 1e-3, "feet at {feet}");
+    for (tick, (_, feet)) in app.world().resource::<Recorded>().ticks.iter().enumerate() {
+        assert!(feet.y.abs() < 0.01, "tick {tick}: feet at {feet}");
+    }
+}
+
+#[test]
+fn footstep_messages_alternate() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "flat", walk);
+    run_ticks(&mut app, character, 300);
+    let steps = &app.world().resource::<Recorded>().footsteps;
+    // Five seconds of walking: a step every half second or so.
+    assert!(steps.len() >= 8, "{} footsteps: {steps:?}", steps.len());
+    for pair in steps.windows(2) {
+        assert_ne!(pair[0], pair[1], "footsteps {steps:?}");
+    }
+}
+
+#[test]
+fn jump_landing_and_state_messages_arrive() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "plaza", walk_run_turn_jump_stop);
+    run_ticks(&mut app, character, 300);
+    let recorded = app.world().resource::<Recorded>();
+    // The script presses jump on tick 220 (0-based): one jump, then one light landing.
+    assert_eq!(
+        recorded.jumps,
+        vec![221],
+        "jumps after ticks {:?}",
+        recorded.jumps
+    );
+    assert_eq!(recorded.landings.len(), 1, "{:?}", recorded.landings);
+    let (landed_after, landing) = recorded.landings[0];
+    assert!(
+        landed_after > 221 && landed_after < 300,
+        "landed after tick {landed_after}"
+    );
+    assert_eq!(landing.character, character);
+    // On flat ground it lands as fast as it took off: the default 8 m/s jump, above the
+    // default 5 m/s heavy-landing threshold.
+    let config = CharacterConfig::default();
+    assert!(
+        (landing.impact_speed_m_s - config.jump_speed_m_s).abs() < 0.3,
+        "{landing:?}"
+    );
+    assert_eq!(
+        landing.grade,
+        LandingGrade::from_impact(landing.impact_speed_m_s, config.heavy_landing_speed_m_s)
+    );
+    assert_eq!(landing.grade, LandingGrade::Heavy);
+    // The graph went into its Jump state and back out of it.
+    let jump = recorded.states.iter().position(|s| s.ends_with("/Jump"));
+    let jump = jump.unwrap_or_else(|| panic!("states {:?}", recorded.states));
+    assert!(
+        recorded.states[jump + 1..]
+            .iter()
+            .any(|s| !s.ends_with("/Jump")),
+        "states {:?}",
+        recorded.states
+    );
+}
+
+fn crouch(_: u64) -> Intent {
+    Intent {
+        crouch: true,
+        ..Intent::IDLE
+    }
+}
+
+#[test]
+fn crouching_shrinks_the_capsule_collider() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "flat", crouch);
+    let capsule_entity = app
+        .world()
+        .get::<PlantigradeCharacter>(character)
+        .unwrap()
+        .capsule_entity();
+    let height = |app: &App| {
+        let collider = app.world().get::<Collider>(capsule_entity).unwrap();
+        let capsule = collider.as_capsule().unwrap();
+        let center = app
+            .world()
+            .get::<Transform>(capsule_entity)
+            .unwrap()
+            .translation;
+        (capsule.height() + 2.0 * capsule.radius(), center.y)
+    };
+    let (standing_m, _) = height(&app);
+    assert!(
+        (standing_m - 1.8).abs() < 1e-3,
+        "standing capsule {standing_m} m"
+    );
+    run_ticks(&mut app, character, 30);
+    let (crouched_m, center_y) = height(&app);
+    let c = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    assert!(c.character().output().vars.is_crouching);
+    assert!(
+        (crouched_m - 1.1).abs() < 1e-3,
+        "crouched capsule {crouched_m} m"
+    );
+    // Still standing on its feet: the centre is half its height above them.
+    assert!(
+        (center_y - 0.55).abs() < 1e-3,
+        "centre {center_y} m above the feet"
+    );
+    let owner = app.world().get::<CharacterCapsule>(capsule_entity).unwrap();
+    assert_eq!(owner.character, character);
+}
+
+/// Walks `section` for `ticks` and checks that each foot in stance (locked, full contact,
+/// locked the tick before), as the joint entities' `GlobalTransform`s place it, has its
+/// lower sole point within 2 cm of the course's true ground. Returns the foot-ticks checked.
+fn stance_feet_on_the_ground(section: &str, ticks: u64) -> usize {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, section, walk);
+    let mut checked = 0;
+    let mut was_locked = [false; 2];
+    for tick in 1..=ticks {
+        run_ticks(&mut app, character, tick);
+        let world = app.world();
+        let c = world
+            .get::<PlantigradeCharacter>(character)
+            .unwrap()
+            .character();
+        let joints = world.get::<CharacterJoints>(character).unwrap();
+        let out = *c.foot_ik_output().unwrap();
+        let legs = c.foot_ik().unwrap().rig().legs;
+        for (i, leg) in legs.iter().enumerate() {
+            let locked = out.feet[i].locked;
+            let stance = locked && was_locked[i] && out.feet[i].contact > 0.95;
+            was_locked[i] = locked;
+            if !stance {
+                continue;
+            }
+            let foot = world
+                .get::<GlobalTransform>(joints.entities()[leg.chain.foot])
+                .unwrap();
+            let heel = foot.transform_point(leg.sockets.heel_foot_local);
+            let ball = foot.transform_point(leg.sockets.ball_foot_local);
+            let lower = if heel.y < ball.y { heel } else { ball };
+            let ground = course
+                .surface_below(lower.x, lower.z, lower.y + 0.1)
+                .unwrap()
+                .height_m;
+            assert!(
+                (lower.y - ground).abs() < 0.02,
+                "{section} tick {tick}: foot {i} sole at {lower}, ground {ground}"
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn stance_feet_stay_on_flat_ground() {
+    let checked = stance_feet_on_the_ground("flat", 240);
+    assert!(checked > 150, "{checked} stance foot-ticks checked");
+}
+
+#[test]
+fn stance_feet_stay_on_the_stairs() {
+    let checked = stance_feet_on_the_ground("stairs_20cm", 300);
+    assert!(checked > 150, "{checked} stance foot-ticks checked");
+}
+
+/// A second character, ticked by the core alone (`Character::tick`) on the plugin's physics
+/// world, with the same settings, spawn, intents and time steps as the plugin's character,
+/// and its queries excluding the same capsule.
+#[derive(Resource)]
+struct Reference {
+    character: Option<Character>,
+    spawn_world: Vec3,
+    /// Its model pose and feet after each tick.
+    ticks: Vec<(ModelPose, Vec3)>,
+}
+
+fn tick_reference(
+    time: Res<Time>,
+    script: Res<Scripted>,
+    mut reference: ResMut<Reference>,
+    world: PlantigradeWorld,
+    q: Query<&PlantigradeCharacter>,
+) {
+    let Ok(pc) = q.single() else { return };
+    let reference = &mut *reference;
+    // Tick only when the plugin's character ticked in this run.
+    if reference.ticks.len() as u64 >= pc.ticks() {
+        return;
+    }
+    let tick = reference.ticks.len() as u64;
+    let spawn_world = reference.spawn_world;
+    let c = reference
+        .character
+        .get_or_insert_with(|| mannequin(spawn_world).with_body(pc.body_id()));
+    world
+        .with_physics(|w| c.tick(time.delta_secs(), &script.0(tick), w))
+        .unwrap()
+        .unwrap();
+    reference
+        .ticks
+        .push((c.model_pose().clone(), c.feet_world()));
+}
+
+fn max_pose_difference(a: &ModelPose, b: &ModelPose) -> f32 {
+    a.joints_model()
+        .iter()
+        .zip(b.joints_model())
+        .map(|(x, y)| {
+            let d = x.to_cols_array();
+            let e = y.to_cols_array();
+            d.iter()
+                .zip(&e)
+                .map(|(p, q)| (p - q).abs())
+                .fold(0.0, f32::max)
+        })
+        .fold(0.0, f32::max)
+}
+
+/// Runs `script` on `section` for `ticks` and checks, after every tick, the plugin's pose
+/// and feet against the core's own tick on the same world, and every joint entity's
+/// `GlobalTransform` against that pose placed at the feet and facing.
+fn pose_matches_the_core(section: &str, script: Script, ticks: u64) {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, section, script);
+    app.insert_resource(Reference {
+        character: None,
+        spawn_world: course.section(section).unwrap().spawn_world,
+        ticks: Vec::new(),
+    })
+    .add_systems(
+        FixedUpdate,
+        tick_reference
+            .after(PlantigradeSystems::Tick)
+            .before(PhysicsSet::SyncBackend),
+    );
+    for tick in 1..=ticks {
+        run_ticks(&mut app, character, tick);
+        let world = app.world();
+        let pc = world.get::<PlantigradeCharacter>(character).unwrap();
+        let c = pc.character();
+        let (ref_pose, ref_feet) = world.resource::<Reference>().ticks.last().unwrap();
+        let pose_diff = max_pose_difference(c.model_pose(), ref_pose);
+        let feet_diff = (c.feet_world() - *ref_feet).abs().max_element();
+        assert!(
+            pose_diff <= 1e-4 && feet_diff <= 1e-4,
+            "{section} tick {tick}: pose differs by {pose_diff}, feet by {feet_diff}"
+        );
+        // The joint entities carry that pose: root (feet, facing) ∘ model pose.
+        let joints = world.get::<CharacterJoints>(character).unwrap();
+        let root = Transform::from_translation(*ref_feet).with_rotation(c.facing_world());
+        for (joint, &entity) in joints.entities().iter().enumerate() {
+            let global = world.get::<GlobalTransform>(entity).unwrap();
+            let expected = root.to_matrix() * Mat4::from(ref_pose.joints_model()[joint]);
+            let diff = (global.to_matrix() - expected)
+                .to_cols_array()
+                .iter()
+                .fold(0.0f32, |m, v| m.max(v.abs()));
+            assert!(
+                diff <= 1e-4,
+                "{section} tick {tick}: joint {joint} entity off by {diff}"
+            );
+        }
+    }
+    assert_eq!(
+        app.world().resource::<Reference>().ticks.len() as u64,
+        ticks
+    );
+}
+
+#[test]
+fn the_pose_is_the_cores_on_the_stairs() {
+    pose_matches_the_core("stairs_20cm", walk, 300);
+}
+
+#[test]
+fn the_pose_is_the_cores_walking_running_turning_and_jumping() {
+    pose_matches_the_core("plaza", walk_run_turn_jump_stop, 300);
+}
+
+/// The plugin's world answers rays and capsule casts exactly as a
+/// `plantigrade_rapier::RapierWorld` built from the same course: at each point of a walk up
+/// the stairs (the feet of every tick), rays down and ahead and a capsule cast down.
+#[test]
+fn queries_match_a_rapier_world_of_the_same_course() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "stairs_20cm", walk);
+    run_ticks(&mut app, character, 240);
+    let path: Vec<Vec3> = app
+        .world()
+        .resource::<Recorded>()
+        .ticks
+        .iter()
+        .map(|t| t.1)
+        .collect();
+    let reference = RapierWorld::from_course(&course).unwrap();
+    let capsule = app
+        .world()
+        .get::<PlantigradeCharacter>(character)
+        .unwrap()
+        .character()
+        .capsule();
+    let mut state = SystemState::<PlantigradeWorld>::new(app.world_mut());
+    let world = state.get(app.world()).unwrap();
+    let filter = QueryFilter::GROUND;
+    let mut hits = 0;
+    world
+        .with_physics(|w| {
+            for feet in &path {
+                for (origin, direction) in [
+                    (*feet + Vec3::Y * 0.5, -Vec3::Y),
+                    (*feet + Vec3::new(0.0, 0.5, 0.4), -Vec3::Y),
+                    (*feet + Vec3::Y * 0.1, Vec3::Z),
+                ] {
+                    let bevy = w.cast_ray(origin, direction, 2.0, filter);
+                    let core = reference.cast_ray(origin, direction, 2.0, filter);
+                    assert_eq!(bevy, core, "ray from {origin} along {direction}");
+                    hits += bevy.is_some() as usize;
+                }
+                let center = capsule.center_from_feet(*feet) + Vec3::Y * 0.3;
+                let bevy = w.cast_capsule(capsule, center, -Vec3::Y, 1.0, filter);
+                let core = reference.cast_capsule(capsule, center, -Vec3::Y, 1.0, filter);
+                assert_eq!(bevy, core, "capsule cast from {center}");
+                hits += bevy.is_some() as usize;
+            }
+        })
+        .unwrap();
+    assert!(hits > 600, "{hits} hits");
+}
