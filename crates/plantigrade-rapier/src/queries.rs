@@ -5,6 +5,7 @@
 //! Space: world space, metres, Y up.
 
 use glam::Vec3;
+use plantigrade::world::mover::reads_as_wall;
 use plantigrade::world::{Capsule, Layers, MoveResult, RayHit};
 use rapier3d::control::{
     CharacterLength, EffectiveCharacterMovement, KinematicCharacterController,
@@ -465,19 +466,9 @@ pub fn move_capsule(
             .contact_normal
             .is_some_and(|n| n.y < cos_min_slide && n.y > 1.0e-3);
 
-    let desired_h = horizontal(desired);
-    let achieved_h = horizontal(translation);
     // Autostep lifts the capsule above the requested height while it climbs a riser: a
     // contact it is climbing is not a wall, even when it slowed the capsule down.
-    let stepping = translation.y > desired.y + STEP_LIFT_M;
-    let hit_wall = !stepping
-        && walls.normals[..walls.count].iter().any(|n| {
-            let Some(into) = (-horizontal(*n)).try_normalize() else {
-                return false;
-            };
-            let wanted = desired_h.dot(into);
-            wanted > 1.0e-6 && achieved_h.dot(into) < 0.5 * wanted
-        });
+    let hit_wall = reads_as_wall(desired, translation, &walls.normals[..walls.count]);
 
     MoveResult {
         translation,

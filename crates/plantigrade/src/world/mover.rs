@@ -561,18 +561,7 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         && end
             .contact_normal
             .is_some_and(|n| n.y < cos_min_slide && n.y > MIN_GROUND_UP);
-    // While climbing a riser the capsule rises above the request: that riser is no wall.
-    let stepping = translation.y > desired.y + STEP_LIFT_M;
-    let desired_h = horizontal(desired);
-    let achieved_h = horizontal(translation);
-    let hit_wall = !stepping
-        && movement.walls[..movement.wall_count].iter().any(|n| {
-            let Some(into) = (-horizontal(*n)).try_normalize() else {
-                return false;
-            };
-            let wanted = desired_h.dot(into);
-            wanted > 1.0e-6 && achieved_h.dot(into) < 0.5 * wanted
-        });
+    let hit_wall = reads_as_wall(desired, translation, &movement.walls[..movement.wall_count]);
     MoveResult {
         translation,
         grounded,
@@ -580,6 +569,24 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         sliding_down_slope,
         hit_wall,
     }
+}
+
+/// Whether a move that asked for `desired` and made `translation` (m, world) hit a wall:
+/// one of the contacts `wall_normals` took away more than half of the horizontal motion
+/// asked into it. While climbing a riser the capsule rises above the request, and that
+/// riser is no wall. Shared with `plantigrade-rapier`'s reading of rapier's controller.
+pub fn reads_as_wall(desired: Vec3, translation: Vec3, wall_normals: &[Vec3]) -> bool {
+    let stepping = translation.y > desired.y + STEP_LIFT_M;
+    let desired_h = horizontal(desired);
+    let achieved_h = horizontal(translation);
+    !stepping
+        && wall_normals.iter().any(|n| {
+            let Some(into) = (-horizontal(*n)).try_normalize() else {
+                return false;
+            };
+            let wanted = desired_h.dot(into);
+            wanted > 1.0e-6 && achieved_h.dot(into) < 0.5 * wanted
+        })
 }
 
 #[cfg(test)]
