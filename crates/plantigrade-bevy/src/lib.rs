@@ -3,10 +3,11 @@
 //!
 //! - [`PlantigradePlugin`] runs every character once per run of its schedule
 //!   (`FixedUpdate` by default), in the public sets of [`PlantigradeSystems`]: the game's
-//!   [`Intent`](PlantigradeSystems::Intent) systems write [`CharacterIntent`]; then
-//!   [`Tick`](PlantigradeSystems::Tick) runs the core's `Character::tick` (movement,
-//!   animation graph, pelvis tilt, foot IK, look-at: one call, in that order) and sends the
-//!   messages [`Footstep`], [`Landed`], [`Jumped`] and [`StateEntered`]; then
+//!   [`Intent`](PlantigradeSystems::Intent) systems write [`CharacterIntent`]; then the
+//!   core tick's three stages run as [`Movement`](PlantigradeSystems::Movement),
+//!   [`Animation`](PlantigradeSystems::Animation) (in parallel over characters) and
+//!   [`Procedural`](PlantigradeSystems::Procedural) (pelvis tilt, foot IK, look-at), which
+//!   also sends the messages [`Footstep`], [`Landed`], [`Jumped`] and [`StateEntered`]; then
 //!   [`WriteTransforms`](PlantigradeSystems::WriteTransforms) writes the character's
 //!   `Transform` (feet and facing), its capsule collider and every skeleton joint's local
 //!   `Transform`. Bevy's own animation must not drive those joints.
@@ -35,7 +36,7 @@ use bevy::prelude::*;
 use bevy_rapier3d::prelude::{
     Collider, CollisionGroups, Group, PhysicsSet, ReadRapierContext, RigidBody,
 };
-use plantigrade::character::Character;
+use plantigrade::character::{Character, TickStage};
 use plantigrade::graph::GraphEvent;
 use plantigrade::ik::FootIkMode;
 use plantigrade::motion::{Intent, LandingGrade};
@@ -74,9 +75,13 @@ pub enum PlantigradeSystems {
     /// The game's player-input and AI systems that write [`CharacterIntent`] and
     /// [`LookTarget`] (the plugin adds none here).
     Intent,
-    /// The core tick of every character: movement (collide-and-slide), the animation graph,
-    /// the procedural pass (tilt, landing impact, lean, foot IK, look-at); then messages.
-    Tick,
+    /// Each character's movement: intent → movement plan → collide-and-slide.
+    Movement,
+    /// Each character's animation graph → local pose (no physics; in parallel).
+    Animation,
+    /// Each character's procedural pass over the animated pose: tilt, landing impact, lean,
+    /// foot IK, look-at; then the tick's messages.
+    Procedural,
     /// Character, capsule and joint `Transform`s from the tick's result.
     WriteTransforms,
 }
@@ -98,7 +103,9 @@ impl Plugin for PlantigradePlugin {
                 self.schedule,
                 (
                     PlantigradeSystems::Intent,
-                    PlantigradeSystems::Tick,
+                    PlantigradeSystems::Movement,
+                    PlantigradeSystems::Animation,
+                    PlantigradeSystems::Procedural,
                     PlantigradeSystems::WriteTransforms,
                 )
                     .chain()
@@ -107,7 +114,9 @@ impl Plugin for PlantigradePlugin {
             .add_systems(
                 self.schedule,
                 (
-                    tick_characters.in_set(PlantigradeSystems::Tick),
+                    move_characters.in_set(PlantigradeSystems::Movement),
+                    animate_characters.in_set(PlantigradeSystems::Animation),
+                    finish_characters.in_set(PlantigradeSystems::Procedural),
                     write_transforms.in_set(PlantigradeSystems::WriteTransforms),
                 ),
             );
@@ -449,8 +458,9 @@ impl PlantigradeWorld<'_, '_> {
     }
 }
 
+/// The tick's movement stage: intent → collide-and-slide in the rapier world.
 #[allow(clippy::type_complexity)]
-fn tick_characters(
+fn move_characters(
     time: Res<Time>,
     rapier: ReadRapierContext,
     config: Res<PlantigradeConfig>,
@@ -461,7 +471,6 @@ fn tick_characters(
         &LookTarget,
         &CharacterToggles,
     )>,
-    mut writers: Writers,
 ) {
     let Ok(context) = rapier.single() else {
         return;
@@ -472,6 +481,7 @@ fn tick_characters(
     };
     let dt_s = time.delta_secs();
     for (entity, mut pc, mut intent, look, toggles) in &mut characters {
+        // Not in the physics world yet (spawned this frame): no tick, so no later stage.
         if !world.has_collider(pc.capsule_entity) {
             continue;
         }
@@ -479,10 +489,48 @@ fn tick_characters(
         c.set_look_target(look.target_world);
         c.set_debug_draw(toggles.debug_draw);
         c.set_foot_ik_mode(toggles.foot_ik.into());
-        if let Err(e) = c.tick(dt_s, &intent.to_intent(), &world) {
-            warn!("plantigrade: character {entity} tick failed: {e}");
+        if let Err(e) = c.tick_movement(dt_s, &intent.to_intent(), &world) {
+            warn!("plantigrade: character {entity} movement failed: {e}");
         }
         intent.jump = false;
+    }
+}
+
+/// The tick's animation stage: graph → pose. It reads no physics, so characters run in
+/// parallel (with Bevy's `multi_threaded` feature, on by default in games).
+fn animate_characters(mut characters: Query<(Entity, &mut PlantigradeCharacter)>) {
+    characters.par_iter_mut().for_each(|(entity, mut pc)| {
+        if pc.character.next_stage() != TickStage::Animation {
+            return;
+        }
+        if let Err(e) = pc.character.tick_animation() {
+            warn!("plantigrade: character {entity} animation failed: {e}");
+        }
+    });
+}
+
+/// The tick's procedural stage (tilt, landing impact, lean, foot IK, look-at), then the
+/// tick's messages.
+fn finish_characters(
+    rapier: ReadRapierContext,
+    config: Res<PlantigradeConfig>,
+    mut characters: Query<(Entity, &mut PlantigradeCharacter)>,
+    mut writers: Writers,
+) {
+    let Ok(context) = rapier.single() else {
+        return;
+    };
+    let world = RapierBackend {
+        context,
+        controller: config.controller(),
+    };
+    for (entity, mut pc) in &mut characters {
+        if pc.character.next_stage() != TickStage::Procedural {
+            continue;
+        }
+        if let Err(e) = pc.character.tick_procedural(&world) {
+            warn!("plantigrade: character {entity} procedural pass failed: {e}");
+        }
         pc.ticks += 1;
         writers.send(entity, &pc.character);
     }
