@@ -596,7 +596,9 @@ fn loaded<'a, A: Asset>(
         Some(LoadState::Failed(e)) => Err(CharacterSourceError::Load {
             what,
             path: path_of(server, handle),
-            reason: e.to_string(),
+            // The first line: Bevy's error text goes on with a backtrace when
+            // RUST_BACKTRACE is set.
+            reason: e.to_string().lines().next().unwrap_or_default().to_owned(),
         }),
         _ => Ok(None),
     }
