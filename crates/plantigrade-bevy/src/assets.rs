@@ -12,7 +12,8 @@
 //!   refused with a typed error, since the loader sees bytes, not a folder.
 //! - [`GraphSource`]: a RON graph definition (`GraphDef`, the format of
 //!   `default_als.ron`), syntax-checked on load; it is compiled against a rig's clips when a
-//!   character is built, once per (rig, graph) pair, and shared by every character using it.
+//!   character is built, once per (rig, graph) pair, and shared by every character using it
+//!   (recompiled for characters built after either file changes; built ones keep theirs).
 //!   Extension `graph.ron`; any other name loads with `load::<GraphSource>(path)`.
 //! - [`BoneMapAsset`]: a RON `BoneNames` (explicit bone map). Extension `bones.ron`.
 //!
@@ -36,7 +37,8 @@ use std::sync::Arc;
 
 use bevy::asset::io::Reader;
 use bevy::asset::{
-    Asset, AssetApp, AssetId, AssetLoader, AssetServer, Assets, Handle, LoadContext, LoadState,
+    Asset, AssetApp, AssetEvent, AssetId, AssetLoader, AssetServer, Assets, Handle, LoadContext,
+    LoadState,
 };
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -72,7 +74,7 @@ impl Plugin for PlantigradeAssetPlugin {
             .register_asset_loader(GraphLoader)
             .register_asset_loader(BoneMapLoader)
             .init_resource::<CompiledGraphs>()
-            .add_systems(Update, build_characters);
+            .add_systems(Update, (forget_stale_graphs, build_characters).chain());
     }
 
     fn is_unique(&self) -> bool {
@@ -382,6 +384,32 @@ pub enum CharacterSourceError {
 /// Compiled graphs by (rig, graph source), shared by every character of the pair.
 #[derive(Resource, Default)]
 struct CompiledGraphs(HashMap<(AssetId<RigAsset>, AssetId<GraphSource>), Arc<GraphAsset>>);
+
+/// Drops compiled graphs whose rig or graph file changed (hot reload) or is no longer
+/// used, so characters built later compile the new one. Characters already built keep
+/// theirs.
+fn forget_stale_graphs(
+    mut compiled: ResMut<CompiledGraphs>,
+    mut rig_events: MessageReader<AssetEvent<RigAsset>>,
+    mut graph_events: MessageReader<AssetEvent<GraphSource>>,
+) {
+    for event in rig_events.read() {
+        if let AssetEvent::Modified { id }
+        | AssetEvent::Removed { id }
+        | AssetEvent::Unused { id } = *event
+        {
+            compiled.0.retain(|(rig, _), _| *rig != id);
+        }
+    }
+    for event in graph_events.read() {
+        if let AssetEvent::Modified { id }
+        | AssetEvent::Removed { id }
+        | AssetEvent::Unused { id } = *event
+        {
+            compiled.0.retain(|(_, graph), _| *graph != id);
+        }
+    }
+}
 
 /// On a character whose joints were bound into an existing hierarchy: how to write the
 /// joints whose entity parent is not their skeleton parent's entity.
