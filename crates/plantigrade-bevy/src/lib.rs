@@ -14,6 +14,8 @@
 //! - [`spawn_character`] makes the entities: the character (at its feet, facing its yaw)
 //!   with a kinematic rapier body, its capsule as a child with a normal rapier collider (on
 //!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
+//! - [`assets`]: characters from files through the `AssetServer` (a glTF rig with its clips,
+//!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
 //! - Physics: the character's queries and moves run on the default rapier context (the
 //!   one marked `DefaultRapierContext`; without it no character ticks) through
 //!   `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
@@ -24,6 +26,7 @@
 //!
 //! Units: metres, seconds, radians; world space is Bevy's (Y up).
 
+pub mod assets;
 mod backend;
 
 use std::sync::Arc;
@@ -88,6 +91,11 @@ pub enum PlantigradeSystems {
 
 impl Plugin for PlantigradePlugin {
     fn build(&self, app: &mut App) {
+        // Characters from files need the AssetServer; a game without it (or that adds
+        // AssetPlugin later) adds `assets::PlantigradeAssetPlugin` itself.
+        if app.is_plugin_added::<bevy::asset::AssetPlugin>() {
+            app.add_plugins(assets::PlantigradeAssetPlugin);
+        }
         app.register_type::<CharacterIntent>()
             .register_type::<LookTarget>()
             .register_type::<CharacterToggles>()
@@ -362,6 +370,24 @@ pub struct StateEntered {
 /// [`SkeletonJoint`] and its local `Transform`. The character's queries skip that capsule
 /// (its body id is set here). Returns the character entity.
 pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity {
+    let root = commands.spawn(Name::new("plantigrade character")).id();
+    let joints = character.pose().local().len();
+    attach_character(commands, root, character, &vec![None; joints], None);
+    root
+}
+
+/// Makes `root` (an existing entity) the character: its body, capsule child and joints.
+/// `bound[i]` is an existing entity to drive as joint `i` (it gets [`SkeletonJoint`]);
+/// joints without one get a new child entity under their parent joint's entity (or the
+/// root). `rebase` says how to write bound joints whose entity parent is not their
+/// skeleton parent's entity (see [`assets`]).
+pub(crate) fn attach_character(
+    commands: &mut Commands,
+    root: Entity,
+    character: Character,
+    bound: &[Option<Entity>],
+    rebase: Option<assets::JointRebase>,
+) {
     let skeleton = Arc::clone(character.graph().asset());
     let skeleton = skeleton.skeleton();
     let capsule = character.capsule();
@@ -369,13 +395,10 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         debug_draw: false,
         foot_ik: FootIkChoice::default(),
     };
-    let root = commands
-        .spawn((
-            Name::new("plantigrade character"),
-            root_transform(&character),
-            RigidBody::KinematicPositionBased,
-        ))
-        .id();
+    commands.entity(root).insert((
+        root_transform(&character),
+        RigidBody::KinematicPositionBased,
+    ));
     let capsule_entity = commands
         .spawn((
             Name::new("plantigrade capsule"),
@@ -389,6 +412,12 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
     let local = character.pose().local();
     let mut joints: Vec<Entity> = Vec::with_capacity(skeleton.num_joints());
     for (index, t) in local.iter().enumerate() {
+        if let Some(existing) = bound.get(index).copied().flatten() {
+            // Its transform is written by `write_transforms` from the first tick on.
+            commands.entity(existing).insert(SkeletonJoint { index });
+            joints.push(existing);
+            continue;
+        }
         let parent = skeleton.parent(index).map_or(root, |p| joints[p]);
         let joint = commands
             .spawn((
@@ -401,7 +430,8 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         joints.push(joint);
     }
     let character = character.with_body(backend::body_of(capsule_entity));
-    commands.entity(root).insert((
+    let mut root = commands.entity(root);
+    root.insert((
         PlantigradeCharacter {
             character,
             capsule_entity,
@@ -413,7 +443,9 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         toggles,
         CharacterJoints(joints),
     ));
-    root
+    if let Some(rebase) = rebase {
+        root.insert(rebase);
+    }
 }
 
 fn root_transform(character: &Character) -> Transform {
@@ -600,7 +632,12 @@ impl Writers<'_> {
 
 #[allow(clippy::type_complexity)]
 fn write_transforms(
-    mut characters: Query<(&mut PlantigradeCharacter, &CharacterJoints, &mut Transform)>,
+    mut characters: Query<(
+        &mut PlantigradeCharacter,
+        &CharacterJoints,
+        &mut Transform,
+        Option<&assets::JointRebase>,
+    )>,
     mut joints: Query<&mut Transform, (With<SkeletonJoint>, Without<PlantigradeCharacter>)>,
     mut capsules: Query<
         (&mut Transform, &mut Collider),
@@ -611,7 +648,7 @@ fn write_transforms(
         ),
     >,
 ) {
-    for (mut pc, joint_entities, mut root) in &mut characters {
+    for (mut pc, joint_entities, mut root, rebase) in &mut characters {
         *root = root_transform(&pc.character);
         let capsule = pc.character.capsule();
         if capsule != pc.collider_capsule {
@@ -621,9 +658,22 @@ fn write_transforms(
             }
             pc.collider_capsule = capsule;
         }
-        for (t, &joint) in pc.character.pose().local().iter().zip(&joint_entities.0) {
+        let model = pc.character.model_pose().joints_model();
+        for (index, (t, &joint)) in pc
+            .character
+            .pose()
+            .local()
+            .iter()
+            .zip(&joint_entities.0)
+            .enumerate()
+        {
             if let Ok(mut transform) = joints.get_mut(joint) {
-                *transform = joint_transform(t);
+                // A joint bound into a game's scene whose parent there is not its
+                // skeleton parent is written relative to its actual parent.
+                *transform = match rebase.and_then(|r| r.local(index, model)) {
+                    Some(local) => local,
+                    None => joint_transform(t),
+                };
             }
         }
     }
