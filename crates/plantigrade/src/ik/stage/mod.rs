@@ -268,9 +268,9 @@ struct FootState {
     /// How much of the forefoot-first pitch the foot has (0..1): in over the end of a
     /// swing onto a step, out as the heel comes down after touch-down.
     stair_pitch_w: f32,
-    /// The ankle target's world height last tick and its vertical speed then (m, m/s), for
-    /// [`placement::limit_drop_m`].
-    last_target_y: Option<(f32, f32)>,
+    /// The ankle target last tick (world) and its vertical speed then (m/s), for
+    /// [`placement::limit_drop_m`] and [`placement::limit_rise_m`].
+    last_target: Option<(Vec3, f32)>,
     /// How much of the pose's lift the planted foot is held down by (m), see
     /// [`placement::hold_planted_lift_m`].
     planted_hold_m: f32,
@@ -516,16 +516,18 @@ impl FootIk {
             let mut target = Vec3::new(xz.x, ankle_y, xz.y);
             let hip_world =
                 tick.root_world + tick.facing * tick.hips_model[i] + Vec3::Y * self.pelvis.offset_m;
+            // The ankle height at which the sole touches what is under it.
+            let floor_y = ankle_floor_y(
+                under_foot.map(|hit| hit.map(|h| h.point.y)),
+                &anim,
+                align,
+                tick.facing,
+            );
             let fold = LegFold {
                 hip_world,
                 animated_gap_m: tick.hips_model[i].y - anim.ankle_model.y,
                 leg_length_m: self.rig.legs[i].leg_length_m,
-                floor_y: ankle_floor_y(
-                    under_foot.map(|hit| hit.map(|h| h.point.y)),
-                    &anim,
-                    align,
-                    tick.facing,
-                ),
+                floor_y,
                 liftoff_above_root_m: state
                     .swing
                     .liftoff_height_m
@@ -544,7 +546,7 @@ impl FootIk {
                 tick.facing,
             );
             feet.swinging_free[i] =
-                limit_swing_drop(state, &mut blended, input.grounded, tick.dt_s);
+                limit_swing_drop(state, &mut blended, floor_y, input.grounded, tick.dt_s);
             feet.targets_world[i] = if blended.is_finite() {
                 blended
             } else {

@@ -431,26 +431,41 @@ const SWING_FOLD_BEHIND_M: f32 = 0.1;
 const SWING_FOLD_GROUND_M: f32 = 0.1;
 const SWING_FOLD_EASE_M: f32 = 0.05;
 
-/// The bounded drop of a swinging foot's target ([`limit_drop_m`]), and its height and
-/// vertical speed kept for the next tick. Returns whether the foot swings free (grounded,
-/// unlocked, off its contact).
+/// The bounded drop and rise of a swinging foot's target ([`limit_drop_m`],
+/// [`limit_rise_m`]), and its place and vertical speed kept for the next tick. `floor_y`
+/// is the ankle height at which its sole touches what is under it. Returns whether the
+/// foot swings free (grounded, unlocked, off its contact).
 pub(super) fn limit_swing_drop(
     state: &mut FootState,
     blended: &mut Vec3,
+    floor_y: f32,
     grounded: bool,
     dt_s: f32,
 ) -> bool {
     // A swinging foot whose ground drops away under it (past a nosing, off a
     // ledge) follows it down at most as fast as a body falls hard, not a tread
-    // in one tick (a 20–25 cm pop). Only down, where holding back lifts the foot
-    // clear, never into anything.
+    // in one tick (a 20–25 cm pop). Holding back down lifts the foot clear, never into
+    // anything.
     let swinging_free = grounded && !state.lock.is_locked() && state.contact < 0.5;
-    if let (true, Some((last_y, last_speed))) = (swinging_free, state.last_target_y) {
-        blended.y = blended.y.max(limit_drop_m(last_y, last_speed, dt_s));
+    if let (true, Some((last, last_speed))) = (swinging_free, state.last_target) {
+        blended.y = blended.y.max(limit_drop_m(last.y, last_speed, dt_s));
+        // Up likewise, a riser in a tick (a foot set down close to a riser has its toe
+        // over the next tread a tick after it lifts off). Held lower than asked, the sole
+        // would be in what it is over now, or skim it: then it does not move on over the
+        // ground either until it clears it. It lifts, then swings over, as a person's
+        // does.
+        let highest_y = limit_rise_m(last.y, last_speed, dt_s);
+        if blended.y > highest_y {
+            if highest_y < floor_y + AIRBORNE_CLEARANCE_M {
+                blended.x = last.x;
+                blended.z = last.z;
+            }
+            blended.y = highest_y;
+        }
     }
-    state.last_target_y = match (blended.is_finite(), state.last_target_y) {
-        (true, Some((last_y, _))) if dt_s > 0.0 => Some((blended.y, (blended.y - last_y) / dt_s)),
-        (true, _) => Some((blended.y, 0.0)),
+    state.last_target = match (blended.is_finite(), state.last_target) {
+        (true, Some((last, _))) if dt_s > 0.0 => Some((*blended, (blended.y - last.y) / dt_s)),
+        (true, _) => Some((*blended, 0.0)),
         (false, _) => None,
     };
     swinging_free
@@ -533,6 +548,21 @@ pub(super) fn limit_drop_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
     let speed = last_speed_m_s.min(0.0) - SWING_DROP_ACCEL_M_S2 * dt_s;
     last_y + speed * dt_s
 }
+
+/// The highest a swinging foot's target may go this tick (m, world): from `last_y`, moving
+/// at `last_speed_m_s` (m/s, up positive), speeding up upward by at most
+/// [`SWING_RISE_ACCEL_M_S2`]. Slowing down or dropping is not limited.
+pub(super) fn limit_rise_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
+    if !(last_y.is_finite() && last_speed_m_s.is_finite() && dt_s > 0.0) {
+        return f32::MAX;
+    }
+    let speed = last_speed_m_s.max(0.0) + SWING_RISE_ACCEL_M_S2 * dt_s;
+    last_y + speed * dt_s
+}
+
+/// How fast a swinging foot may speed up upward (m/s²): a riser's 20 cm in about three
+/// ticks at 60 Hz, under the pop threshold (1.5 × the gait clips' largest move in a tick).
+const SWING_RISE_ACCEL_M_S2: f32 = 400.0;
 
 /// How fast a swinging foot may speed up downward (m/s²): a tread's 20 cm in about 0.05 s
 /// from rest, well above what a gait's own swing asks.
