@@ -31,7 +31,18 @@
 //! - `compute = all cores`: the default pools but with the compute pool given every core,
 //!   so both sides really do run in parallel.
 //!
-//! Transform propagation, rendering and skinning are not run on either side.
+//! Transform propagation, rendering and skinning are not run on either side. Each row gives
+//! the median over the rounds of the wall-clock time and of the process's on-CPU time (all
+//! its threads, `CLOCK_PROCESS_CPUTIME_ID`, on 64-bit Linux: on a machine shared with other
+//! work the wall clock also counts the time the others held the cores), per character per
+//! frame, and Bevy's time over ours.
+//!
+//! Before timing, one character on each side is run for 240 frames and every joint's local
+//! transform compared: each clip alone (the sampling: same keys, same interpolation), then
+//! the blend. The blends differ by design in how rotations are averaged: Bevy folds the
+//! clips in one at a time with a slerp by the accumulated weight, plantigrade takes the
+//! normalised weighted sum of the quaternions (nlerp); for rotations far apart (a shin
+//! between walk and sprint) the two answers differ by up to a degree or two.
 //!
 //! Under `cargo test` (no `--bench` argument) it runs a small smoke pass instead. Without
 //! ../shared/assets it prints why and skips.
@@ -279,7 +290,12 @@ struct BevySide {
     first_joints: Vec<Entity>,
 }
 
-fn bevy_side(rig: &Rig, characters: usize, mode: Mode) -> Result<BevySide, String> {
+fn bevy_side(
+    rig: &Rig,
+    characters: usize,
+    mode: Mode,
+    weights: [f32; 3],
+) -> Result<BevySide, String> {
     let mut app = App::new();
     app.add_plugins((
         TaskPoolPlugin {
@@ -301,7 +317,7 @@ fn bevy_side(rig: &Rig, characters: usize, mode: Mode) -> Result<BevySide, Strin
     let blend = graph.add_blend(1.0, graph.root);
     let nodes: Vec<AnimationNodeIndex> = handles
         .iter()
-        .zip(WEIGHTS)
+        .zip(weights)
         .map(|(h, w)| graph.add_clip(h.clone(), w, blend))
         .collect();
     let graph = world.resource_mut::<Assets<AnimationGraph>>().add(graph);
@@ -310,8 +326,13 @@ fn bevy_side(rig: &Rig, characters: usize, mode: Mode) -> Result<BevySide, Strin
     let mut first_joints = Vec::new();
     for c in 0..characters {
         let mut player = AnimationPlayer::default();
-        for &node in &nodes {
-            player.play(node).repeat();
+        // A clip node with no weight is left stopped. (Playing it would not cost the blend
+        // anything, but when the first two clips a blend node folds in both weigh 0 Bevy
+        // divides 0 by 0 and the joint's rotation becomes NaN.)
+        for (&node, &w) in nodes.iter().zip(&weights) {
+            if w > 0.0 {
+                player.play(node).repeat();
+            }
         }
         let root = world
             .spawn((
@@ -407,11 +428,11 @@ fn ours_write(
 }
 
 /// The three clips on a triangle: at (x, y) the weights are (1 − x − y, x, y).
-fn ours_graph(rig: &Rig) -> Result<GraphAsset, String> {
+fn ours_graph(rig: &Rig, weights: [f32; 3]) -> Result<GraphAsset, String> {
     let def = GraphDef {
         parameters: vec![
-            ParamDef::Float("x".into(), WEIGHTS[1]),
-            ParamDef::Float("y".into(), WEIGHTS[2]),
+            ParamDef::Float("x".into(), weights[1]),
+            ParamDef::Float("y".into(), weights[2]),
         ],
         base: NodeDef::BlendSpace2D {
             x_param: "x".into(),
@@ -448,8 +469,13 @@ struct OursSide {
     first: Entity,
 }
 
-fn ours_side(rig: &Rig, characters: usize, mode: Mode) -> Result<OursSide, String> {
-    let asset = Arc::new(ours_graph(rig)?);
+fn ours_side(
+    rig: &Rig,
+    characters: usize,
+    mode: Mode,
+    weights: [f32; 3],
+) -> Result<OursSide, String> {
+    let asset = Arc::new(ours_graph(rig, weights)?);
     let mut world = World::new();
     world.insert_resource(OursDt(DT_S));
     let rest = rig.skeleton.rest_local();
@@ -512,44 +538,87 @@ impl OursSide {
 // Equivalence and timing
 // ----------------------------------------------------------------------------------------
 
-/// Runs both sides for one character over `frames` ticks and prints how far apart the
-/// joints' local transforms are.
-fn equivalence(rig: &Rig, mode: Mode, frames: usize) -> Result<(), String> {
+/// The largest differences between the two sides' joint transforms.
+#[derive(Default)]
+struct Difference {
+    translation_m: (f32, usize, usize),
+    rotation_deg: (f32, usize, usize),
+    scale: f32,
+}
+
+/// The angle between two rotations (degrees), from the chord between the quaternions:
+/// `Quat::angle_between` goes through `acos` of their dot product, which near 1 cannot
+/// resolve less than about 0.04° in f32.
+fn angle_deg(a: Quat, b: Quat) -> f32 {
+    let (a, b) = (Vec4::from(a), Vec4::from(b));
+    let b = if a.dot(b) < 0.0 { -b } else { b };
+    (4.0 * ((a - b).length() * 0.5).min(1.0).asin()).to_degrees()
+}
+
+/// Runs both sides for one character over `frames` ticks with `weights` and compares every
+/// joint's local transform after every tick.
+fn compare(rig: &Rig, mode: Mode, frames: usize, weights: [f32; 3]) -> Result<Difference, String> {
     let dt = Duration::from_secs_f32(DT_S);
     let dt_s = dt.as_secs_f32();
-    let mut bevy = bevy_side(rig, 1, mode)?;
-    let mut ours = ours_side(rig, 1, mode)?;
-    let mut worst_t = (0.0f32, 0usize, 0usize);
-    let mut worst_r = (0.0f32, 0usize, 0usize);
-    let mut worst_s = 0.0f32;
+    let mut bevy = bevy_side(rig, 1, mode, weights)?;
+    let mut ours = ours_side(rig, 1, mode, weights)?;
+    let mut d = Difference::default();
     for frame in 1..=frames {
         bevy.frame(dt);
         ours.frame(dt_s, true);
         let (b, o) = (bevy.pose(), ours.pose());
         for (j, (b, o)) in b.iter().zip(&o).enumerate() {
-            let dt_m = b.translation.distance(o.translation);
-            if dt_m > worst_t.0 {
-                worst_t = (dt_m, j, frame);
+            let t = b.translation.distance(o.translation);
+            if t > d.translation_m.0 {
+                d.translation_m = (t, j, frame);
             }
-            let dr = b.rotation.angle_between(o.rotation).to_degrees();
-            if dr > worst_r.0 {
-                worst_r = (dr, j, frame);
+            let r = angle_deg(b.rotation, o.rotation);
+            if !(b.is_finite() && o.is_finite()) {
+                return Err(format!(
+                    "{}: not finite at frame {frame} (Bevy {b:?}, ours {o:?})",
+                    rig.skeleton.name(j)
+                ));
             }
-            worst_s = worst_s.max((b.scale - o.scale).abs().max_element());
+            if r > d.rotation_deg.0 {
+                d.rotation_deg = (r, j, frame);
+            }
+            d.scale = d.scale.max((b.scale - o.scale).abs().max_element());
         }
     }
+    Ok(d)
+}
+
+/// Prints how far apart the two sides' poses are: each clip alone (the sampling), then the
+/// benchmarked three-way blend.
+fn equivalence(rig: &Rig, mode: Mode, frames: usize) -> Result<(), String> {
     println!(
-        "equivalence, 1 character, {frames} frames of {:.4} s: max joint translation \
-         difference {:.3e} m ({} at frame {}), max rotation difference {:.3e}° ({} at frame \
-         {}), max scale difference {worst_s:.1e}",
-        dt_s,
-        worst_t.0,
-        rig.skeleton.name(worst_t.1),
-        worst_t.2,
-        worst_r.0,
-        rig.skeleton.name(worst_r.1),
-        worst_r.2,
+        "equivalence, 1 character, every joint's local transform after each of {frames} \
+         frames of 1/60 s:"
     );
+    let mut cases: Vec<(String, [f32; 3])> = CLIPS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            let mut w = [0.0; 3];
+            w[i] = 1.0;
+            (format!("{name} alone"), w)
+        })
+        .collect();
+    cases.push((format!("blend {WEIGHTS:?}"), WEIGHTS));
+    for (label, weights) in cases {
+        let d = compare(rig, mode, frames, weights)?;
+        println!(
+            "  {label:<24} max |Δ translation| {:.2e} m ({}, frame {}), max Δ rotation \
+             {:.2e}° ({}, frame {}), max |Δ scale| {:.1e}",
+            d.translation_m.0,
+            rig.skeleton.name(d.translation_m.1),
+            d.translation_m.2,
+            d.rotation_deg.0,
+            rig.skeleton.name(d.rotation_deg.1),
+            d.rotation_deg.2,
+            d.scale,
+        );
+    }
     Ok(())
 }
 
@@ -563,51 +632,120 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-/// Times one pairing and prints its table row.
+/// On-CPU time of all the threads of this process (nanoseconds), from the process CPU-time
+/// clock; `None` where that is not read here (only 64-bit Linux is). Unlike the wall clock it
+/// leaves out the time other processes on the machine held the cores.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn process_cpu_ns() -> Option<u64> {
+    #[repr(C)]
+    struct Timespec {
+        tv_sec: i64,
+        tv_nsec: i64,
+    }
+    extern "C" {
+        fn clock_gettime(clock: i32, tp: *mut Timespec) -> i32;
+    }
+    const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+    let mut ts = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec (two 64-bit fields on 64-bit Linux) to a
+    // valid pointer and reads nothing else.
+    let rc = unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    (rc == 0).then(|| ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64)
+}
+
+#[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+fn process_cpu_ns() -> Option<u64> {
+    None
+}
+
+/// Wall and on-CPU time of one timed round.
+struct Stopwatch {
+    wall: Instant,
+    cpu_ns: Option<u64>,
+}
+
+impl Stopwatch {
+    fn start() -> Self {
+        Self {
+            cpu_ns: process_cpu_ns(),
+            wall: Instant::now(),
+        }
+    }
+
+    /// (wall, CPU) seconds since the start.
+    fn stop(self) -> (f64, f64) {
+        let wall = self.wall.elapsed().as_secs_f64();
+        let cpu = match (self.cpu_ns, process_cpu_ns()) {
+            (Some(a), Some(b)) => b.saturating_sub(a) as f64 * 1e-9,
+            _ => f64::NAN,
+        };
+        (wall, cpu)
+    }
+}
+
+/// Median wall and CPU µs per character per frame of the rounds of one side.
+#[derive(Default)]
+struct Rounds {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+}
+
+impl Rounds {
+    fn time(&mut self, plan: Plan, mut frame: impl FnMut()) {
+        let watch = Stopwatch::start();
+        for _ in 0..plan.frames_per_round {
+            frame();
+        }
+        let (wall, cpu) = watch.stop();
+        let per = 1e6 / (plan.frames_per_round * plan.characters) as f64;
+        self.wall.push(wall * per);
+        self.cpu.push(cpu * per);
+    }
+
+    fn medians(mut self) -> (f64, f64) {
+        (median(&mut self.wall), median(&mut self.cpu))
+    }
+}
+
+/// Times one pairing and prints its table row. The three timed loops take turns, round by
+/// round, so a burst of load from elsewhere falls on all of them alike.
 fn run_pairing(rig: &Rig, mode: Mode, plan: Plan) -> Result<(), String> {
     let dt = Duration::from_secs_f32(DT_S);
     let dt_s = dt.as_secs_f32();
-    let mut bevy = bevy_side(rig, plan.characters, mode)?;
-    let mut ours = ours_side(rig, plan.characters, mode)?;
+    let mut bevy = bevy_side(rig, plan.characters, mode, WEIGHTS)?;
+    let mut ours = ours_side(rig, plan.characters, mode, WEIGHTS)?;
     let compute_threads = ComputeTaskPool::get().thread_num();
     for _ in 0..plan.warmup_frames {
         bevy.frame(dt);
         ours.frame(dt_s, true);
         ours.frame(dt_s, false);
     }
-    let per_char_us = |elapsed: Duration| {
-        elapsed.as_secs_f64() * 1e6 / (plan.frames_per_round * plan.characters) as f64
-    };
-    let (mut b, mut o, mut g) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut b, mut o, mut g) = (Rounds::default(), Rounds::default(), Rounds::default());
     for _ in 0..plan.rounds {
-        let start = Instant::now();
-        for _ in 0..plan.frames_per_round {
-            bevy.frame(dt);
-        }
-        b.push(per_char_us(start.elapsed()));
-        let start = Instant::now();
-        for _ in 0..plan.frames_per_round {
-            ours.frame(dt_s, true);
-        }
-        o.push(per_char_us(start.elapsed()));
-        let start = Instant::now();
-        for _ in 0..plan.frames_per_round {
-            ours.frame(dt_s, false);
-        }
-        g.push(per_char_us(start.elapsed()));
+        b.time(plan, || bevy.frame(dt));
+        o.time(plan, || ours.frame(dt_s, true));
+        g.time(plan, || ours.frame(dt_s, false));
     }
     black_box(bevy.pose());
     black_box(ours.pose());
-    let (b, o, g) = (median(&mut b), median(&mut o), median(&mut g));
+    let ((bw, bc), (ow, oc), (gw, gc)) = (b.medians(), o.medians(), g.medians());
     println!(
-        "| {:<19} | {:>7} | {:>10.2} | {:>10.2} | {:>6.1}× | {:>10.2} | {:>6.1}× |",
+        "| {:<19} | {:>3} | {:>7.2} | {:>7.2} | {:>5.1}× | {:>7.2} | {:>7.2} | {:>5.1}× | \
+         {:>7.2} | {:>7.2} | {:>5.1}× |",
         mode.label(),
         compute_threads,
-        b,
-        o,
-        b / o,
-        g,
-        b / g
+        bw,
+        ow,
+        bw / ow,
+        bc,
+        oc,
+        bc / oc,
+        gw,
+        gc,
+        bc / gc,
     );
     Ok(())
 }
@@ -615,19 +753,29 @@ fn run_pairing(rig: &Rig, mode: Mode, plan: Plan) -> Result<(), String> {
 fn header(plan: Plan, joints: usize) {
     println!(
         "PERF-3: {} characters × {joints} joints, clips {} weighted {:?}, {} rounds of {} \
-         frames after {} warm-up frames; µs per character per frame, median of the rounds",
+         frames after {} warm-up frames; µs per character per frame, median of the rounds. \
+         wall: elapsed time; CPU: on-CPU time of all the process's threads. Load average \
+         before: {}",
         plan.characters,
         CLIPS.join(" / "),
         WEIGHTS,
         plan.rounds,
         plan.frames_per_round,
         plan.warmup_frames,
+        std::fs::read_to_string("/proc/loadavg")
+            .map_or_else(|_| "unknown".into(), |l| l.trim().to_string()),
     );
     println!(
-        "| pairing             | compute | Bevy µs/ch | ours µs/ch |  ratio | graph µs/ch |  ratio |"
+        "| pairing             | cpt | Bevy    | ours    | ratio  | Bevy    | ours    | ratio  \
+         | graph   | graph   | ratio  |"
     );
     println!(
-        "|---------------------|--------:|-----------:|-----------:|-------:|-----------:|-------:|"
+        "|                     |     | wall    | wall    | wall   | CPU     | CPU     | CPU    \
+         | wall    | CPU     | CPU    |"
+    );
+    println!(
+        "|---------------------|----:|--------:|--------:|-------:|--------:|--------:|-------:\
+         |--------:|--------:|-------:|"
     );
 }
 
