@@ -58,6 +58,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bevy::app::{App, TaskPoolOptions, TaskPoolPlugin, TaskPoolThreadAssignmentPolicy};
+use bevy::asset::{AssetPlugin, Assets, Handle};
 use bevy::ecs::schedule::{MultiThreadedExecutor, ScheduleLabel, SingleThreadedExecutor};
 use bevy::math::curve::{ConstantCurve, Interval};
 use bevy::prelude::*;
@@ -70,7 +71,6 @@ use bevy_animation::{
     advance_animations, animate_targets, AnimatedBy, AnimationClip, AnimationPlayer,
     AnimationPlugin, AnimationTargetId,
 };
-use bevy_asset::{AssetPlugin, Assets, Handle};
 use plantigrade::clip::Interpolation;
 use plantigrade::graph::def::{
     BlendSpaceOptions, GraphDef, NodeDef, ParamDef, RootAxis, RootMotionDef, Sample2D,

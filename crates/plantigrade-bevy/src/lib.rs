@@ -3,16 +3,19 @@
 //!
 //! - [`PlantigradePlugin`] runs every character once per run of its schedule
 //!   (`FixedUpdate` by default), in the public sets of [`PlantigradeSystems`]: the game's
-//!   [`Intent`](PlantigradeSystems::Intent) systems write [`CharacterIntent`]; then
-//!   [`Tick`](PlantigradeSystems::Tick) runs the core's `Character::tick` (movement,
-//!   animation graph, pelvis tilt, foot IK, look-at: one call, in that order) and sends the
-//!   messages [`Footstep`], [`Landed`], [`Jumped`] and [`StateEntered`]; then
+//!   [`Intent`](PlantigradeSystems::Intent) systems write [`CharacterIntent`]; then the
+//!   core tick's three stages run as [`Movement`](PlantigradeSystems::Movement),
+//!   [`Animation`](PlantigradeSystems::Animation) (in parallel over characters) and
+//!   [`Procedural`](PlantigradeSystems::Procedural) (pelvis tilt, foot IK, look-at), which
+//!   also sends the messages [`Footstep`], [`Landed`], [`Jumped`] and [`StateEntered`]; then
 //!   [`WriteTransforms`](PlantigradeSystems::WriteTransforms) writes the character's
 //!   `Transform` (feet and facing), its capsule collider and every skeleton joint's local
 //!   `Transform`. Bevy's own animation must not drive those joints.
 //! - [`spawn_character`] makes the entities: the character (at its feet, facing its yaw)
 //!   with a kinematic rapier body, its capsule as a child with a normal rapier collider (on
 //!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
+//! - [`assets`]: characters from files through the `AssetServer` (a glTF rig with its clips,
+//!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
 //! - Physics: the character's queries and moves run on the default rapier context (the
 //!   one marked `DefaultRapierContext`; without it no character ticks) through
 //!   `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
@@ -23,6 +26,7 @@
 //!
 //! Units: metres, seconds, radians; world space is Bevy's (Y up).
 
+pub mod assets;
 mod backend;
 
 use std::sync::Arc;
@@ -35,7 +39,7 @@ use bevy::prelude::*;
 use bevy_rapier3d::prelude::{
     Collider, CollisionGroups, Group, PhysicsSet, ReadRapierContext, RigidBody,
 };
-use plantigrade::character::Character;
+use plantigrade::character::{Character, TickStage};
 use plantigrade::graph::GraphEvent;
 use plantigrade::ik::FootIkMode;
 use plantigrade::motion::{Intent, LandingGrade};
@@ -74,15 +78,24 @@ pub enum PlantigradeSystems {
     /// The game's player-input and AI systems that write [`CharacterIntent`] and
     /// [`LookTarget`] (the plugin adds none here).
     Intent,
-    /// The core tick of every character: movement (collide-and-slide), the animation graph,
-    /// the procedural pass (tilt, landing impact, lean, foot IK, look-at); then messages.
-    Tick,
+    /// Each character's movement: intent → movement plan → collide-and-slide.
+    Movement,
+    /// Each character's animation graph → local pose (no physics; in parallel).
+    Animation,
+    /// Each character's procedural pass over the animated pose: tilt, landing impact, lean,
+    /// foot IK, look-at; then the tick's messages.
+    Procedural,
     /// Character, capsule and joint `Transform`s from the tick's result.
     WriteTransforms,
 }
 
 impl Plugin for PlantigradePlugin {
     fn build(&self, app: &mut App) {
+        // Characters from files need the AssetServer; a game without it (or that adds
+        // AssetPlugin later) adds `assets::PlantigradeAssetPlugin` itself.
+        if app.is_plugin_added::<bevy::asset::AssetPlugin>() {
+            app.add_plugins(assets::PlantigradeAssetPlugin);
+        }
         app.register_type::<CharacterIntent>()
             .register_type::<LookTarget>()
             .register_type::<CharacterToggles>()
@@ -98,7 +111,9 @@ impl Plugin for PlantigradePlugin {
                 self.schedule,
                 (
                     PlantigradeSystems::Intent,
-                    PlantigradeSystems::Tick,
+                    PlantigradeSystems::Movement,
+                    PlantigradeSystems::Animation,
+                    PlantigradeSystems::Procedural,
                     PlantigradeSystems::WriteTransforms,
                 )
                     .chain()
@@ -107,7 +122,9 @@ impl Plugin for PlantigradePlugin {
             .add_systems(
                 self.schedule,
                 (
-                    tick_characters.in_set(PlantigradeSystems::Tick),
+                    move_characters.in_set(PlantigradeSystems::Movement),
+                    animate_characters.in_set(PlantigradeSystems::Animation),
+                    finish_characters.in_set(PlantigradeSystems::Procedural),
                     write_transforms.in_set(PlantigradeSystems::WriteTransforms),
                 ),
             );
@@ -353,6 +370,24 @@ pub struct StateEntered {
 /// [`SkeletonJoint`] and its local `Transform`. The character's queries skip that capsule
 /// (its body id is set here). Returns the character entity.
 pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity {
+    let root = commands.spawn(Name::new("plantigrade character")).id();
+    let joints = character.pose().local().len();
+    attach_character(commands, root, character, &vec![None; joints], None);
+    root
+}
+
+/// Makes `root` (an existing entity) the character: its body, capsule child and joints.
+/// `bound[i]` is an existing entity to drive as joint `i` (it gets [`SkeletonJoint`]);
+/// joints without one get a new child entity under their parent joint's entity (or the
+/// root). `rebase` says how to write bound joints whose entity parent is not their
+/// skeleton parent's entity (see [`assets`]).
+pub(crate) fn attach_character(
+    commands: &mut Commands,
+    root: Entity,
+    character: Character,
+    bound: &[Option<Entity>],
+    rebase: Option<assets::JointRebase>,
+) {
     let skeleton = Arc::clone(character.graph().asset());
     let skeleton = skeleton.skeleton();
     let capsule = character.capsule();
@@ -360,13 +395,10 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         debug_draw: false,
         foot_ik: FootIkChoice::default(),
     };
-    let root = commands
-        .spawn((
-            Name::new("plantigrade character"),
-            root_transform(&character),
-            RigidBody::KinematicPositionBased,
-        ))
-        .id();
+    commands.entity(root).insert((
+        root_transform(&character),
+        RigidBody::KinematicPositionBased,
+    ));
     let capsule_entity = commands
         .spawn((
             Name::new("plantigrade capsule"),
@@ -380,6 +412,12 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
     let local = character.pose().local();
     let mut joints: Vec<Entity> = Vec::with_capacity(skeleton.num_joints());
     for (index, t) in local.iter().enumerate() {
+        if let Some(existing) = bound.get(index).copied().flatten() {
+            // Its transform is written by `write_transforms` from the first tick on.
+            commands.entity(existing).insert(SkeletonJoint { index });
+            joints.push(existing);
+            continue;
+        }
         let parent = skeleton.parent(index).map_or(root, |p| joints[p]);
         let joint = commands
             .spawn((
@@ -392,7 +430,8 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         joints.push(joint);
     }
     let character = character.with_body(backend::body_of(capsule_entity));
-    commands.entity(root).insert((
+    let mut root = commands.entity(root);
+    root.insert((
         PlantigradeCharacter {
             character,
             capsule_entity,
@@ -404,7 +443,9 @@ pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity 
         toggles,
         CharacterJoints(joints),
     ));
-    root
+    if let Some(rebase) = rebase {
+        root.insert(rebase);
+    }
 }
 
 fn root_transform(character: &Character) -> Transform {
@@ -449,8 +490,9 @@ impl PlantigradeWorld<'_, '_> {
     }
 }
 
+/// The tick's movement stage: intent → collide-and-slide in the rapier world.
 #[allow(clippy::type_complexity)]
-fn tick_characters(
+fn move_characters(
     time: Res<Time>,
     rapier: ReadRapierContext,
     config: Res<PlantigradeConfig>,
@@ -461,7 +503,6 @@ fn tick_characters(
         &LookTarget,
         &CharacterToggles,
     )>,
-    mut writers: Writers,
 ) {
     let Ok(context) = rapier.single() else {
         return;
@@ -472,6 +513,7 @@ fn tick_characters(
     };
     let dt_s = time.delta_secs();
     for (entity, mut pc, mut intent, look, toggles) in &mut characters {
+        // Not in the physics world yet (spawned this frame): no tick, so no later stage.
         if !world.has_collider(pc.capsule_entity) {
             continue;
         }
@@ -479,10 +521,48 @@ fn tick_characters(
         c.set_look_target(look.target_world);
         c.set_debug_draw(toggles.debug_draw);
         c.set_foot_ik_mode(toggles.foot_ik.into());
-        if let Err(e) = c.tick(dt_s, &intent.to_intent(), &world) {
-            warn!("plantigrade: character {entity} tick failed: {e}");
+        if let Err(e) = c.tick_movement(dt_s, &intent.to_intent(), &world) {
+            warn!("plantigrade: character {entity} movement failed: {e}");
         }
         intent.jump = false;
+    }
+}
+
+/// The tick's animation stage: graph → pose. It reads no physics, so characters run in
+/// parallel (with Bevy's `multi_threaded` feature, on by default in games).
+fn animate_characters(mut characters: Query<(Entity, &mut PlantigradeCharacter)>) {
+    characters.par_iter_mut().for_each(|(entity, mut pc)| {
+        if pc.character.next_stage() != TickStage::Animation {
+            return;
+        }
+        if let Err(e) = pc.character.tick_animation() {
+            warn!("plantigrade: character {entity} animation failed: {e}");
+        }
+    });
+}
+
+/// The tick's procedural stage (tilt, landing impact, lean, foot IK, look-at), then the
+/// tick's messages.
+fn finish_characters(
+    rapier: ReadRapierContext,
+    config: Res<PlantigradeConfig>,
+    mut characters: Query<(Entity, &mut PlantigradeCharacter)>,
+    mut writers: Writers,
+) {
+    let Ok(context) = rapier.single() else {
+        return;
+    };
+    let world = RapierBackend {
+        context,
+        controller: config.controller(),
+    };
+    for (entity, mut pc) in &mut characters {
+        if pc.character.next_stage() != TickStage::Procedural {
+            continue;
+        }
+        if let Err(e) = pc.character.tick_procedural(&world) {
+            warn!("plantigrade: character {entity} procedural pass failed: {e}");
+        }
         pc.ticks += 1;
         writers.send(entity, &pc.character);
     }
@@ -552,7 +632,12 @@ impl Writers<'_> {
 
 #[allow(clippy::type_complexity)]
 fn write_transforms(
-    mut characters: Query<(&mut PlantigradeCharacter, &CharacterJoints, &mut Transform)>,
+    mut characters: Query<(
+        &mut PlantigradeCharacter,
+        &CharacterJoints,
+        &mut Transform,
+        Option<&assets::JointRebase>,
+    )>,
     mut joints: Query<&mut Transform, (With<SkeletonJoint>, Without<PlantigradeCharacter>)>,
     mut capsules: Query<
         (&mut Transform, &mut Collider),
@@ -563,7 +648,7 @@ fn write_transforms(
         ),
     >,
 ) {
-    for (mut pc, joint_entities, mut root) in &mut characters {
+    for (mut pc, joint_entities, mut root, rebase) in &mut characters {
         *root = root_transform(&pc.character);
         let capsule = pc.character.capsule();
         if capsule != pc.collider_capsule {
@@ -573,9 +658,22 @@ fn write_transforms(
             }
             pc.collider_capsule = capsule;
         }
-        for (t, &joint) in pc.character.pose().local().iter().zip(&joint_entities.0) {
+        let model = pc.character.model_pose().joints_model();
+        for (index, (t, &joint)) in pc
+            .character
+            .pose()
+            .local()
+            .iter()
+            .zip(&joint_entities.0)
+            .enumerate()
+        {
             if let Ok(mut transform) = joints.get_mut(joint) {
-                *transform = joint_transform(t);
+                // A joint bound into a game's scene whose parent there is not its
+                // skeleton parent is written relative to its actual parent.
+                *transform = match rebase.and_then(|r| r.local(index, model)) {
+                    Some(local) => local,
+                    None => joint_transform(t),
+                };
             }
         }
     }

@@ -500,7 +500,7 @@ fn pose_matches_the_core(section: &str, script: Script, ticks: u64) {
     .add_systems(
         FixedUpdate,
         tick_reference
-            .after(PlantigradeSystems::Tick)
+            .after(PlantigradeSystems::Procedural)
             .before(PhysicsSet::SyncBackend),
     );
     for tick in 1..=ticks {

@@ -1,7 +1,7 @@
 //! What a game needs to make a character and drive it: `use plantigrade::prelude::*;`.
 
 pub use crate::bone_map::{BoneNames, FootSockets};
-pub use crate::character::{Character, CharacterBuilder, CharacterError, FixedTimestep};
+pub use crate::character::{Character, CharacterBuilder, CharacterError, FixedTimestep, TickStage};
 pub use crate::graph::{GraphAsset, RootAxis, RootMotionDef};
 pub use crate::ik::FootIkMode;
 pub use crate::lod::LodTier;

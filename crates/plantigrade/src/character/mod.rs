@@ -68,6 +68,19 @@ pub enum CharacterError {
     Settings(#[from] SettingsError),
     #[error("bone map: {0}")]
     BoneMap(#[from] BoneMapError),
+    #[error("tick stages out of order: {called:?} was called while {due:?} was due")]
+    StageOrder { due: TickStage, called: TickStage },
+}
+
+/// The three stages of a tick, run in this order (see [`Character::tick`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TickStage {
+    /// [`Character::tick_movement`].
+    Movement,
+    /// [`Character::tick_animation`].
+    Animation,
+    /// [`Character::tick_procedural`].
+    Procedural,
 }
 
 /// When the foot probes run (SPEC IK-13).
@@ -104,6 +117,9 @@ pub struct Character {
     body: Option<BodyId>,
     /// The bone map it was given (`None`: detected).
     bone_map: Option<BoneNames>,
+    /// The stage due next, and the tick's `dt_s` as its movement stage was given it.
+    next_stage: TickStage,
+    stage_dt_s: f32,
 }
 
 impl Character {
@@ -201,6 +217,8 @@ impl Character {
             query_layers,
             body,
             bone_map,
+            next_stage: TickStage::Movement,
+            stage_dt_s: 0.0,
         })
     }
 
@@ -250,9 +268,26 @@ impl Character {
         self
     }
 
-    /// Runs one fixed tick of `dt_s` seconds (see the module docs for the stage order).
-    /// `dt_s` is sanitised (NaN → 0, clamped to `motion::MAX_TICK_S`) by the stages.
+    /// Runs one fixed tick of `dt_s` seconds (see the module docs for the stage order):
+    /// [`Character::tick_movement`], [`Character::tick_animation`] and
+    /// [`Character::tick_procedural`] in turn. `dt_s` is sanitised (NaN → 0, clamped to
+    /// `motion::MAX_TICK_S`) by the stages.
     pub fn tick(
+        &mut self,
+        dt_s: f32,
+        intent: &Intent,
+        world: &dyn CharacterPhysics,
+    ) -> Result<(), CharacterError> {
+        self.tick_movement(dt_s, intent, world)?;
+        self.tick_animation()?;
+        self.tick_procedural(world)
+    }
+
+    /// The tick's first stage: intent → movement → collide-and-slide in `world`. Always
+    /// allowed: it starts a new tick (a tick left unfinished is abandoned, its pose kept).
+    /// Hosts that schedule the stages separately (a Bevy system each) call the three stages
+    /// in order, once each; [`Character::tick`] does exactly that.
+    pub fn tick_movement(
         &mut self,
         dt_s: f32,
         intent: &Intent,
@@ -262,14 +297,21 @@ impl Character {
             layers: self.query_layers.movement,
             exclude: self.body,
         };
-        let ground = self.ground_filter();
         self.debug.clear();
-
-        // Movement and physics.
+        self.stage_dt_s = dt_s;
         self.locomotion.step(dt_s, intent, world, movement_filter);
+        self.next_stage = TickStage::Animation;
+        Ok(())
+    }
 
-        // Animation, the gait played faster on a slope by as much as foot IK shortens its
-        // stride (TILT-7).
+    /// The tick's second stage: the movement's variables → animation graph → local and
+    /// model-space pose, played faster on a slope by as much as foot IK shortens the stride
+    /// (TILT-7); the feet as animated (contacts, where and when each lands). Touches no
+    /// world, so hosts may run it for many characters in parallel. An error if the
+    /// movement stage did not run first this tick.
+    pub fn tick_animation(&mut self) -> Result<(), CharacterError> {
+        self.enter_stage(TickStage::Animation)?;
+        let dt_s = self.stage_dt_s;
         let velocity = self.locomotion.output.actual_velocity_world;
         let stride = self.feet.stride_now(
             Vec3::new(velocity.x, 0.0, velocity.z).length(),
@@ -295,6 +337,17 @@ impl Character {
                 .scale_ahead(self.animator.graph.playback_scale()),
             dt_s,
         );
+        self.next_stage = TickStage::Procedural;
+        Ok(())
+    }
+
+    /// The tick's last stage, over the animated pose: slope tilt, landing impact and lean;
+    /// the LOD tier; foot probes and foot IK; look-at → the final pose. An error if the
+    /// animation stage did not run first this tick.
+    pub fn tick_procedural(&mut self, world: &dyn CharacterPhysics) -> Result<(), CharacterError> {
+        self.enter_stage(TickStage::Procedural)?;
+        let dt_s = self.stage_dt_s;
+        let ground = self.ground_filter();
 
         // Posture: tilt, landing impact and lean, before foot IK so the feet still land.
         let skeleton = Arc::clone(self.animator.graph.asset());
@@ -357,6 +410,23 @@ impl Character {
             &mut self.animator.model,
             dt_s,
         )
+    }
+
+    /// The tick stage due next: [`TickStage::Movement`] between ticks.
+    pub fn next_stage(&self) -> TickStage {
+        self.next_stage
+    }
+
+    /// Checks that `stage` is the one due, and consumes it: whatever the stage then returns,
+    /// the next due is a new tick's movement until the stage succeeds and says otherwise.
+    fn enter_stage(&mut self, stage: TickStage) -> Result<(), CharacterError> {
+        let due = self.next_stage;
+        self.next_stage = TickStage::Movement;
+        if due == stage {
+            Ok(())
+        } else {
+            Err(CharacterError::StageOrder { due, called: stage })
+        }
     }
 
     /// How landings with horizontal speed dip the body (see [`crate::impact`]).

@@ -216,3 +216,54 @@ fn the_posture_stage_fits_the_stride_to_a_flights_treads() {
         1.0
     );
 }
+
+#[test]
+fn the_tick_stages_in_order_are_the_tick_and_out_of_order_is_an_error() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let mut whole = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    let mut staged = whole.clone();
+    let walk = Intent {
+        move_world: glam::Vec2::new(0.3, 0.6),
+        ..Default::default()
+    };
+    for _ in 0..90 {
+        whole.tick(1.0 / 60.0, &walk, &world).unwrap();
+        staged.tick_movement(1.0 / 60.0, &walk, &world).unwrap();
+        staged.tick_animation().unwrap();
+        staged.tick_procedural(&world).unwrap();
+    }
+    assert!(
+        whole.feet_world().z > 0.3,
+        "it walked: {}",
+        whole.feet_world()
+    );
+    assert_eq!(whole.feet_world(), staged.feet_world());
+    assert_eq!(whole.pose(), staged.pose());
+
+    // Animation or procedural before their turn is refused and changes nothing...
+    let before = staged.pose().clone();
+    assert_eq!(
+        staged.tick_animation(),
+        Err(CharacterError::StageOrder {
+            due: TickStage::Movement,
+            called: TickStage::Animation
+        })
+    );
+    staged.tick_movement(1.0 / 60.0, &walk, &world).unwrap();
+    assert!(matches!(
+        staged.tick_procedural(&world),
+        Err(CharacterError::StageOrder {
+            due: TickStage::Animation,
+            called: TickStage::Procedural
+        })
+    ));
+    assert_eq!(staged.pose(), &before);
+    // ...and a new movement stage starts the next tick afresh.
+    staged.tick(1.0 / 60.0, &walk, &world).unwrap();
+    assert!(staged
+        .pose()
+        .local()
+        .iter()
+        .all(|t| t.translation.is_finite()));
+}

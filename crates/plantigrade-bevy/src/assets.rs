@@ -1,0 +1,709 @@
+//! Characters from files, through Bevy's `AssetServer` (SPEC ENG-2: glTF characters).
+//!
+//! Three asset types, each with its loader (registered by [`PlantigradeAssetPlugin`], which
+//! [`PlantigradePlugin`](crate::PlantigradePlugin) adds when `AssetPlugin` is already there):
+//!
+//! - [`RigAsset`]: the skeleton and every clip of a `.glb` / `.gltf`, read by
+//!   `plantigrade-gltf` (not Bevy's glTF loader: the core needs its own clip format). Its
+//!   loader claims **no file extension**, so it never takes a `.glb` from `bevy_gltf`: it is
+//!   chosen only by asset type, `asset_server.load::<RigAsset>("hero.glb")`, and a game can
+//!   load the same file as a `Gltf`/scene too (Bevy keys handles by path *and* type).
+//!   A `.gltf` must hold its buffers (GLB chunk or `data:` URIs): external buffer files are
+//!   refused with a typed error, since the loader sees bytes, not a folder.
+//! - [`GraphSource`]: a RON graph definition (`GraphDef`, the format of
+//!   `default_als.ron`), syntax-checked on load; it is compiled against a rig's clips when a
+//!   character is built, once per (rig, graph) pair, and shared by every character using it
+//!   (recompiled for characters built after either file changes; built ones keep theirs).
+//!   Extension `graph.ron`; any other name loads with `load::<GraphSource>(path)`.
+//! - [`BoneMapAsset`]: a RON `BoneNames` (explicit bone map). Extension `bones.ron`.
+//!
+//! An entity with a [`CharacterSource`] (and a `Transform`: the spawn point and facing)
+//! becomes a character once its files are loaded: `build_characters` makes the core
+//! `Character` (graph, bone map, settings) and attaches the body, capsule and joints as
+//! [`spawn_character`](crate::spawn_character) does. Its [`CharacterSourceStatus`] says
+//! where it is; a file that fails to load, a graph that does not compile or a bad bone map
+//! sets `Failed` (and logs one error): the entity stays as it is, no panic.
+//!
+//! Joints by name: when the entity already has descendants with `Name`s (e.g. a scene from
+//! `bevy_gltf`'s `SceneRoot`), skeleton joints are bound to the descendants of the same
+//! name, so the game's skinned mesh follows the pose. A joint with no namesake gets an
+//! entity of its own (with a warning naming them), so the pose stays whole. Nodes above the
+//! skeleton root in the file (an armature with a rotation or scale) are baked into the root
+//! joint by `plantigrade-gltf`; a bound joint whose entity parent is not its skeleton
+//! parent's entity is written relative to that actual parent ([`JointRebase`]), so such a
+//! node is not applied twice.
+
+use std::sync::Arc;
+
+use bevy::asset::io::Reader;
+use bevy::asset::{
+    Asset, AssetApp, AssetEvent, AssetId, AssetLoader, AssetServer, Assets, Handle, LoadContext,
+    LoadState,
+};
+use bevy::platform::collections::HashMap;
+use bevy::prelude::*;
+use glam::Affine3A;
+use plantigrade::bone_map::BoneNames;
+use plantigrade::character::Character;
+use plantigrade::graph::{GraphAsset, GraphDef, GraphLoadError, GraphProblem, SourcePos};
+use plantigrade::prelude::CharacterSettings;
+use plantigrade::{Clip, Skeleton};
+use plantigrade_gltf::GltfError;
+
+use crate::{attach_character, PlantigradeCharacter};
+
+/// Registers the three asset types and loaders and the system that builds characters from
+/// [`CharacterSource`]s. Needs `AssetPlugin` (added before it). Adding it twice is harmless.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlantigradeAssetPlugin;
+
+/// Marks the asset plugin as built (it is not unique, so a second add is a no-op).
+#[derive(Resource)]
+struct AssetPluginBuilt;
+
+impl Plugin for PlantigradeAssetPlugin {
+    fn build(&self, app: &mut App) {
+        if app.world().contains_resource::<AssetPluginBuilt>() {
+            return;
+        }
+        app.insert_resource(AssetPluginBuilt)
+            .init_asset::<RigAsset>()
+            .init_asset::<GraphSource>()
+            .init_asset::<BoneMapAsset>()
+            .register_asset_loader(RigLoader)
+            .register_asset_loader(GraphLoader)
+            .register_asset_loader(BoneMapLoader)
+            .init_resource::<CompiledGraphs>()
+            .add_systems(Update, (forget_stale_graphs, build_characters).chain());
+    }
+
+    fn is_unique(&self) -> bool {
+        false
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Assets and loaders
+
+/// A rig read from a glTF file: its skeleton and every animation as a clip.
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct RigAsset {
+    skeleton: Skeleton,
+    clips: Vec<Clip>,
+    skipped_channels: usize,
+}
+
+impl RigAsset {
+    /// The skeleton (joints of every skin, armature transforms baked into the roots).
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// One clip per glTF animation, named as in the file.
+    pub fn clips(&self) -> &[Clip] {
+        &self.clips
+    }
+
+    /// How many animation channels were left out (morph weights, non-joint nodes …).
+    pub fn skipped_channels(&self) -> usize {
+        self.skipped_channels
+    }
+}
+
+/// Why a rig file did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum RigLoadError {
+    #[error("cannot read '{path}': {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("'{path}': {source}")]
+    Gltf {
+        path: String,
+        #[source]
+        source: GltfError,
+    },
+}
+
+/// Loads a [`RigAsset`] from `.glb` / `.gltf` bytes with `plantigrade-gltf`. It claims no
+/// extension (see the module docs): load with `asset_server.load::<RigAsset>(path)`.
+#[derive(Debug, Clone, Copy, Default, TypePath)]
+pub struct RigLoader;
+
+impl AssetLoader for RigLoader {
+    type Asset = RigAsset;
+    type Settings = ();
+    type Error = RigLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<RigAsset, RigLoadError> {
+        let path = load_context.path().to_string();
+        let mut bytes = Vec::new();
+        if let Err(source) = reader.read_to_end(&mut bytes).await {
+            return Err(RigLoadError::Io { path, source });
+        }
+        // No base folder: the bytes may not come from the file system.
+        let imported = plantigrade_gltf::load_slice(&bytes, None)
+            .map_err(|source| RigLoadError::Gltf { path, source })?;
+        Ok(RigAsset {
+            skeleton: imported.skeleton,
+            clips: imported.clips,
+            skipped_channels: imported.skipped_channels.len(),
+        })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        // Deliberately none: `.glb`/`.gltf` belong to bevy_gltf's loader when a game has it.
+        &[]
+    }
+}
+
+/// A RON animation graph definition, checked for syntax; compiled against a rig's clips
+/// when a character is built.
+#[derive(Asset, TypePath, Debug, Clone)]
+pub struct GraphSource {
+    source: String,
+}
+
+impl GraphSource {
+    /// The RON text.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// The graph compiled against `rig`'s skeleton and clips.
+    pub fn compile(&self, rig: &RigAsset) -> Result<GraphAsset, GraphLoadError> {
+        GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone())
+    }
+}
+
+/// Why a RON file (graph or bone map) did not load.
+#[derive(Debug, thiserror::Error)]
+pub enum RonLoadError {
+    #[error("cannot read '{path}': {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("'{path}' is not UTF-8")]
+    NotUtf8 { path: String },
+    /// Syntax or a field that does not fit the format, with its line and column.
+    #[error("'{path}': {source}")]
+    Syntax {
+        path: String,
+        #[source]
+        source: GraphLoadError,
+    },
+}
+
+async fn read_text(
+    reader: &mut dyn Reader,
+    load_context: &LoadContext<'_>,
+) -> Result<String, RonLoadError> {
+    let path = load_context.path().to_string();
+    let mut bytes = Vec::new();
+    if let Err(source) = reader.read_to_end(&mut bytes).await {
+        return Err(RonLoadError::Io { path, source });
+    }
+    String::from_utf8(bytes).map_err(|_| RonLoadError::NotUtf8 { path })
+}
+
+/// `text` parsed as `T`, or a syntax error with its position.
+fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: String) -> Result<T, RonLoadError> {
+    ron::from_str(text).map_err(|e| RonLoadError::Syntax {
+        path,
+        source: GraphLoadError {
+            pos: Some(SourcePos::of_ron_error(&e)),
+            problem: GraphProblem::Syntax(e.code.to_string()),
+        },
+    })
+}
+
+/// Loads a [`GraphSource`] (`*.graph.ron`, or any path with `load::<GraphSource>`).
+#[derive(Debug, Clone, Copy, Default, TypePath)]
+pub struct GraphLoader;
+
+impl AssetLoader for GraphLoader {
+    type Asset = GraphSource;
+    type Settings = ();
+    type Error = RonLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<GraphSource, RonLoadError> {
+        let source = read_text(reader, load_context).await?;
+        // Syntax now (a load error, logged by Bevy); clips and bones when compiled.
+        parse_ron::<GraphDef>(&source, load_context.path().to_string())?;
+        Ok(GraphSource { source })
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["graph.ron"]
+    }
+}
+
+/// An explicit bone map (`BoneNames`), e.g. for a rig whose names no preset knows.
+#[derive(Asset, TypePath, Debug, Clone, Default, PartialEq)]
+pub struct BoneMapAsset(pub BoneNames);
+
+/// Loads a [`BoneMapAsset`] (`*.bones.ron`, or any path with `load::<BoneMapAsset>`).
+#[derive(Debug, Clone, Copy, Default, TypePath)]
+pub struct BoneMapLoader;
+
+impl AssetLoader for BoneMapLoader {
+    type Asset = BoneMapAsset;
+    type Settings = ();
+    type Error = RonLoadError;
+
+    async fn load(
+        &self,
+        reader: &mut dyn Reader,
+        _settings: &(),
+        load_context: &mut LoadContext<'_>,
+    ) -> Result<BoneMapAsset, RonLoadError> {
+        let text = read_text(reader, load_context).await?;
+        parse_ron(&text, load_context.path().to_string()).map(BoneMapAsset)
+    }
+
+    fn extensions(&self) -> &[&str] {
+        &["bones.ron"]
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Characters from assets
+
+/// A character to build from files: put it on an entity with a `Transform` (where it
+/// stands, and its facing yaw). See the module docs.
+#[derive(Component, Debug, Clone)]
+#[require(Transform, CharacterSourceStatus)]
+pub struct CharacterSource {
+    pub rig: Handle<RigAsset>,
+    pub graph: Handle<GraphSource>,
+    /// Bones by name; `None` detects them (presets and heuristics). Wins over
+    /// `settings.bone_map`.
+    pub bone_map: Option<Handle<BoneMapAsset>>,
+    pub settings: CharacterSettings,
+    pub joints: JointBinding,
+}
+
+impl CharacterSource {
+    /// A character of `rig` driven by `graph`, with default settings, bones detected,
+    /// [`JointBinding::Auto`].
+    pub fn new(rig: Handle<RigAsset>, graph: Handle<GraphSource>) -> Self {
+        Self {
+            rig,
+            graph,
+            bone_map: None,
+            settings: CharacterSettings::default(),
+            joints: JointBinding::Auto,
+        }
+    }
+
+    pub fn with_bone_map(mut self, bone_map: Handle<BoneMapAsset>) -> Self {
+        self.bone_map = Some(bone_map);
+        self
+    }
+
+    pub fn with_settings(mut self, settings: CharacterSettings) -> Self {
+        self.settings = settings;
+        self
+    }
+
+    pub fn with_joints(mut self, joints: JointBinding) -> Self {
+        self.joints = joints;
+        self
+    }
+}
+
+/// Where a [`CharacterSource`]'s joint entities come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Reflect)]
+pub enum JointBinding {
+    /// Bind to named descendants when any descendant is named like a skeleton joint;
+    /// otherwise spawn joint entities.
+    #[default]
+    Auto,
+    /// Wait until a descendant is named like a skeleton joint, then bind. Use this with a
+    /// scene that spawns later (a `SceneRoot` whose scene is still loading), which `Auto`
+    /// would not wait for.
+    ByName,
+    /// Always spawn joint entities (as [`spawn_character`](crate::spawn_character)).
+    Spawn,
+}
+
+/// Where a [`CharacterSource`] stands.
+#[derive(Component, Debug, Clone, Default, PartialEq)]
+pub enum CharacterSourceStatus {
+    /// Its files are loading.
+    #[default]
+    Loading,
+    /// Its files are loaded; waiting for named joint entities ([`JointBinding::ByName`]).
+    WaitingForJoints,
+    /// The character is built: the entity has [`PlantigradeCharacter`].
+    Built {
+        /// Joints bound to existing entities (the rest got entities of their own).
+        bound_joints: usize,
+    },
+    /// It will not be built; the entity is left as it is.
+    Failed(CharacterSourceError),
+}
+
+/// Why a [`CharacterSource`] could not become a character.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum CharacterSourceError {
+    /// A file did not load (missing, unreadable, malformed); the reason is the loader's.
+    #[error("{what} '{path}' did not load: {reason}")]
+    Load {
+        what: &'static str,
+        path: String,
+        reason: String,
+    },
+    /// The graph does not compile against the rig (unknown clip, bone, parameter …).
+    #[error("graph '{path}' against rig '{rig}': {source}")]
+    Graph {
+        path: String,
+        rig: String,
+        #[source]
+        source: Box<GraphLoadError>,
+    },
+    /// The core refused the character (bad settings, a bone map naming absent joints …).
+    #[error("character: {0}")]
+    Character(#[source] Box<plantigrade::character::CharacterError>),
+}
+
+/// Compiled graphs by (rig, graph source), shared by every character of the pair.
+#[derive(Resource, Default)]
+struct CompiledGraphs(HashMap<(AssetId<RigAsset>, AssetId<GraphSource>), Arc<GraphAsset>>);
+
+/// Drops compiled graphs whose rig or graph file changed (hot reload) or is no longer
+/// used, so characters built later compile the new one. Characters already built keep
+/// theirs.
+fn forget_stale_graphs(
+    mut compiled: ResMut<CompiledGraphs>,
+    mut rig_events: MessageReader<AssetEvent<RigAsset>>,
+    mut graph_events: MessageReader<AssetEvent<GraphSource>>,
+) {
+    for event in rig_events.read() {
+        if let AssetEvent::Modified { id }
+        | AssetEvent::Removed { id }
+        | AssetEvent::Unused { id } = *event
+        {
+            compiled.0.retain(|(rig, _), _| *rig != id);
+        }
+    }
+    for event in graph_events.read() {
+        if let AssetEvent::Modified { id }
+        | AssetEvent::Removed { id }
+        | AssetEvent::Unused { id } = *event
+        {
+            compiled.0.retain(|(_, graph), _| *graph != id);
+        }
+    }
+}
+
+/// On a character whose joints were bound into an existing hierarchy: how to write the
+/// joints whose entity parent is not their skeleton parent's entity.
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct JointRebase {
+    /// Per joint: `None` writes the pose's local transform as it is.
+    joints: Vec<Option<Rebased>>,
+}
+
+/// A joint entity under `offset` (the fixed transforms of non-joint nodes) below `anchor`
+/// (a joint, or the character's model space when `None`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Rebased {
+    anchor: Option<usize>,
+    offset: Affine3A,
+}
+
+impl JointRebase {
+    /// How many joints are written relative to a parent other than their skeleton parent.
+    pub fn rebased_joints(&self) -> usize {
+        self.joints.iter().flatten().count()
+    }
+
+    /// The local transform to write for `joint`, given the model-space pose, or `None` to
+    /// write the pose's own local transform.
+    pub(crate) fn local(&self, joint: usize, model: &[Affine3A]) -> Option<Transform> {
+        let r = self.joints.get(joint).copied().flatten()?;
+        let anchor = r.anchor.map_or(Affine3A::IDENTITY, |a| model[a]);
+        let parent = anchor * r.offset;
+        let local = parent.inverse() * model[joint];
+        Some(Transform::from_matrix(local.into()))
+    }
+}
+
+/// The facing yaw (0 faces +Z, positive toward +X) of a rotation.
+fn yaw_of(rotation: Quat) -> f32 {
+    let forward = rotation * Vec3::Z;
+    if forward.x.abs() + forward.z.abs() < 1e-6 {
+        0.0
+    } else {
+        forward.x.atan2(forward.z)
+    }
+}
+
+#[allow(clippy::too_many_arguments, clippy::type_complexity)]
+fn build_characters(
+    mut commands: Commands,
+    server: Res<AssetServer>,
+    rigs: Res<Assets<RigAsset>>,
+    graphs: Res<Assets<GraphSource>>,
+    bone_maps: Res<Assets<BoneMapAsset>>,
+    mut compiled: ResMut<CompiledGraphs>,
+    mut sources: Query<
+        (
+            Entity,
+            &CharacterSource,
+            &mut CharacterSourceStatus,
+            &Transform,
+        ),
+        Without<PlantigradeCharacter>,
+    >,
+    hierarchy: Hierarchy,
+) {
+    for (entity, source, mut status, transform) in &mut sources {
+        if !matches!(
+            *status,
+            CharacterSourceStatus::Loading | CharacterSourceStatus::WaitingForJoints
+        ) {
+            continue;
+        }
+        let built = try_build(
+            &mut commands,
+            &server,
+            (&rigs, &graphs, &bone_maps),
+            &mut compiled,
+            entity,
+            source,
+            transform,
+            &hierarchy,
+        );
+        let new_status = match built {
+            Ok(Some(s)) => s,
+            Ok(None) => continue, // still loading
+            Err(e) => {
+                error!("plantigrade: character source {entity} failed: {e}");
+                CharacterSourceStatus::Failed(e)
+            }
+        };
+        if *status != new_status {
+            *status = new_status;
+        }
+    }
+}
+
+/// Read access to the entity hierarchy for binding joints by name.
+#[derive(bevy::ecs::system::SystemParam)]
+struct Hierarchy<'w, 's> {
+    children: Query<'w, 's, &'static Children>,
+    names: Query<'w, 's, &'static Name>,
+    parents: Query<'w, 's, &'static ChildOf>,
+    transforms: Query<'w, 's, &'static Transform>,
+}
+
+/// `Ok(None)`: not loaded yet; `Ok(Some(status))`: the new status.
+#[allow(clippy::too_many_arguments)]
+fn try_build(
+    commands: &mut Commands,
+    server: &AssetServer,
+    (rigs, graphs, bone_maps): (
+        &Assets<RigAsset>,
+        &Assets<GraphSource>,
+        &Assets<BoneMapAsset>,
+    ),
+    compiled: &mut CompiledGraphs,
+    entity: Entity,
+    source: &CharacterSource,
+    transform: &Transform,
+    hierarchy: &Hierarchy,
+) -> Result<Option<CharacterSourceStatus>, CharacterSourceError> {
+    let rig = loaded(server, rigs, &source.rig, "rig");
+    let graph = loaded(server, graphs, &source.graph, "graph");
+    let bone_map = source
+        .bone_map
+        .as_ref()
+        .map(|h| loaded(server, bone_maps, h, "bone map"));
+    // Every `?` first: a failure is reported even while another file is still loading.
+    let (rig, graph, bone_map) = (rig?, graph?, bone_map.transpose()?);
+    let (Some(rig), Some(graph)) = (rig, graph) else {
+        return Ok(None);
+    };
+    let bone_map = match bone_map {
+        Some(None) => return Ok(None), // asked for, still loading
+        bone_map => bone_map.flatten(),
+    };
+
+    let bound = match source.joints {
+        JointBinding::Spawn => None,
+        JointBinding::Auto | JointBinding::ByName => {
+            let found = hierarchy.find_joints(entity, rig.skeleton());
+            if found.iter().any(Option::is_some) {
+                Some(found)
+            } else if source.joints == JointBinding::ByName {
+                return Ok(Some(CharacterSourceStatus::WaitingForJoints));
+            } else {
+                None
+            }
+        }
+    };
+
+    let key = (source.rig.id(), source.graph.id());
+    let asset = match compiled.0.get(&key) {
+        Some(asset) => Arc::clone(asset),
+        None => {
+            let asset = Arc::new(
+                graph
+                    .compile(rig)
+                    .map_err(|e| CharacterSourceError::Graph {
+                        path: path_of(server, &source.graph),
+                        rig: path_of(server, &source.rig),
+                        source: Box::new(e),
+                    })?,
+            );
+            compiled.0.insert(key, Arc::clone(&asset));
+            asset
+        }
+    };
+    let mut builder = Character::builder(asset).settings(source.settings.clone());
+    if let Some(map) = bone_map {
+        builder = builder.bone_map(map.0.clone());
+    }
+    let character = builder
+        .spawn(transform.translation, yaw_of(transform.rotation))
+        .map_err(|e| CharacterSourceError::Character(Box::new(e)))?;
+
+    let skeleton = rig.skeleton();
+    let (bound, rebase) = match bound {
+        Some(bound) => {
+            let missing: Vec<&str> = bound
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.is_none())
+                .map(|(i, _)| skeleton.name(i))
+                .collect();
+            if !missing.is_empty() {
+                warn!(
+                    "plantigrade: character {entity}: {} of {} joints have no entity of the same name and get their own: {missing:?}",
+                    missing.len(),
+                    skeleton.num_joints()
+                );
+            }
+            let rebase = hierarchy.rebase(entity, skeleton, &bound);
+            (bound, rebase)
+        }
+        None => (vec![None; skeleton.num_joints()], None),
+    };
+    let bound_joints = bound.iter().flatten().count();
+    attach_character(commands, entity, character, &bound, rebase);
+    Ok(Some(CharacterSourceStatus::Built { bound_joints }))
+}
+
+/// The asset if loaded, `None` while loading, an error if its load failed.
+fn loaded<'a, A: Asset>(
+    server: &AssetServer,
+    assets: &'a Assets<A>,
+    handle: &Handle<A>,
+    what: &'static str,
+) -> Result<Option<&'a A>, CharacterSourceError> {
+    if let Some(asset) = assets.get(handle) {
+        return Ok(Some(asset));
+    }
+    match server.get_load_state(handle.id()) {
+        Some(LoadState::Failed(e)) => Err(CharacterSourceError::Load {
+            what,
+            path: path_of(server, handle),
+            // The first line: Bevy's error text goes on with a backtrace when
+            // RUST_BACKTRACE is set.
+            reason: e.to_string().lines().next().unwrap_or_default().to_owned(),
+        }),
+        _ => Ok(None),
+    }
+}
+
+fn path_of<A: Asset>(server: &AssetServer, handle: &Handle<A>) -> String {
+    server
+        .get_path(handle.id())
+        .map_or_else(|| format!("{:?}", handle.id()), |p| p.to_string())
+}
+
+impl Hierarchy<'_, '_> {
+    /// Per skeleton joint, the first descendant of `root` (breadth first) with its name.
+    fn find_joints(&self, root: Entity, skeleton: &Skeleton) -> Vec<Option<Entity>> {
+        let mut by_name: HashMap<&str, Entity> = HashMap::default();
+        let mut queue = std::collections::VecDeque::from([root]);
+        while let Some(e) = queue.pop_front() {
+            if let Ok(children) = self.children.get(e) {
+                for &child in children {
+                    if let Ok(name) = self.names.get(child) {
+                        by_name.entry(name.as_str()).or_insert(child);
+                    }
+                    queue.push_back(child);
+                }
+            }
+        }
+        skeleton
+            .names()
+            .iter()
+            .map(|n| by_name.get(n.as_str()).copied())
+            .collect()
+    }
+
+    /// How to write each bound joint whose entity parent is not its skeleton parent's
+    /// entity: the transforms of the nodes between it and the nearest joint (or the root)
+    /// above it, taken as they are now (a glTF armature node does not move).
+    fn rebase(
+        &self,
+        root: Entity,
+        skeleton: &Skeleton,
+        bound: &[Option<Entity>],
+    ) -> Option<JointRebase> {
+        let joint_of: HashMap<Entity, usize> = bound
+            .iter()
+            .enumerate()
+            .filter_map(|(i, e)| e.map(|e| (e, i)))
+            .collect();
+        let mut joints = vec![None; bound.len()];
+        for (index, entity) in bound.iter().enumerate() {
+            let Some(entity) = *entity else { continue };
+            let mut offset = Affine3A::IDENTITY;
+            let mut above = self.parents.get(entity).ok().map(ChildOf::parent);
+            let anchor = loop {
+                match above {
+                    Some(e) if e == root => break None,
+                    Some(e) => {
+                        if let Some(&joint) = joint_of.get(&e) {
+                            break Some(joint);
+                        }
+                        let t = self.transforms.get(e).copied().unwrap_or_default();
+                        offset = t.compute_affine() * offset;
+                        above = self.parents.get(e).ok().map(ChildOf::parent);
+                    }
+                    // Not below the root: cannot happen for a descendant; write as is.
+                    None => break skeleton.parent(index),
+                }
+            };
+            let direct =
+                anchor == skeleton.parent(index) && offset.abs_diff_eq(Affine3A::IDENTITY, 1e-6);
+            if !direct {
+                joints[index] = Some(Rebased { anchor, offset });
+            }
+        }
+        if joints.iter().any(Option::is_some) {
+            Some(JointRebase { joints })
+        } else {
+            None
+        }
+    }
+}
