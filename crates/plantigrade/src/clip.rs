@@ -167,6 +167,9 @@ pub struct Track<T: TrackValue> {
     /// One value per key, or for [`Interpolation::CubicSpline`] three per key
     /// (in-tangent, value, out-tangent), as in glTF.
     values: Vec<T>,
+    /// Keys per second when the keys are evenly spaced (baked clips are), else 0: sampling
+    /// then guesses the key from the time and checks it, instead of a binary search.
+    keys_per_s: f32,
 }
 
 impl<T: TrackValue> Track<T> {
@@ -223,10 +226,12 @@ impl<T: TrackValue> Track<T> {
                 .canonical_key()
                 .ok_or(ClipError::DegenerateValue { index })?;
         }
+        let keys_per_s = even_keys_per_s(&times_s);
         Ok(Self {
             interpolation,
             times_s,
             values,
+            keys_per_s,
         })
     }
 
@@ -236,6 +241,7 @@ impl<T: TrackValue> Track<T> {
             interpolation: Interpolation::Step,
             times_s: vec![0.0],
             values: vec![value],
+            keys_per_s: 0.0,
         }
     }
 
@@ -283,9 +289,10 @@ impl<T: TrackValue> Track<T> {
         if time_s >= times[last] {
             return self.key_value(last);
         }
-        // Index of the first key strictly after `time_s`; 1..=last by the checks above.
-        let next = times.partition_point(|&k| k <= time_s);
-        let prev = next - 1;
+        // The key at or before `time_s` and the one after; prev in 0..last by the checks
+        // above.
+        let prev = self.key_before(time_s);
+        let next = prev + 1;
         let interval_s = times[next] - times[prev];
         let t = (time_s - times[prev]) / interval_s;
         match self.interpolation {
@@ -299,6 +306,51 @@ impl<T: TrackValue> Track<T> {
                 T::hermite(v0, out0.scaled(interval_s), in1.scaled(interval_s), v1, t)
             }
         }
+    }
+}
+
+impl<T: TrackValue> Track<T> {
+    /// The last key at or before `time_s`, for `times[0] < time_s < times[last]`: with
+    /// evenly spaced keys the one the time points at, stepped to the right one if rounding
+    /// missed it by one (the same key a binary search finds); else a binary search.
+    #[inline]
+    fn key_before(&self, time_s: f32) -> usize {
+        let times = &self.times_s;
+        let last = times.len() - 1;
+        if self.keys_per_s > 0.0 {
+            let guess = ((time_s - times[0]) * self.keys_per_s) as usize;
+            let mut prev = guess.min(last - 1);
+            if times[prev] > time_s {
+                prev = prev.saturating_sub(1);
+            } else if times[prev + 1] <= time_s {
+                prev = (prev + 1).min(last - 1);
+            }
+            if times[prev] <= time_s && time_s < times[prev + 1] {
+                return prev;
+            }
+        }
+        times.partition_point(|&k| k <= time_s) - 1
+    }
+}
+
+/// Keys per second of `times_s` when every gap is within 1 % of the mean gap (a guessed
+/// key is then off by at most one), else 0.
+fn even_keys_per_s(times_s: &[f32]) -> f32 {
+    let (Some(&first), Some(&last)) = (times_s.first(), times_s.last()) else {
+        return 0.0;
+    };
+    let gaps = times_s.len().saturating_sub(1);
+    if gaps < 2 {
+        return 0.0;
+    }
+    let mean_gap_s = (last - first) / gaps as f32;
+    let even = times_s
+        .windows(2)
+        .all(|w| ((w[1] - w[0]) - mean_gap_s).abs() <= 0.01 * mean_gap_s);
+    if even && mean_gap_s > 0.0 {
+        1.0 / mean_gap_s
+    } else {
+        0.0
     }
 }
 
@@ -548,6 +600,30 @@ impl Clip {
 mod tests {
     use super::*;
     use approx::assert_abs_diff_eq;
+
+    #[test]
+    fn evenly_keyed_tracks_find_the_keys_a_binary_search_finds() {
+        // Baked at 30 fps (with the float rounding of i/30), nearly even (every gap within
+        // 1 %, so a guess can be off), and uneven.
+        let even: Vec<f32> = (0..90).map(|i| i as f32 / 30.0).collect();
+        let nearly: Vec<f32> = (0..90)
+            .map(|i| i as f32 / 30.0 + if i % 2 == 1 { 0.0003 } else { 0.0 })
+            .collect();
+        let uneven: Vec<f32> = (0..90).map(|i| (i * i) as f32 / 900.0).collect();
+        for times in [even, nearly, uneven] {
+            let values: Vec<f32> = (0..times.len()).map(|i| (i * 7 % 11) as f32).collect();
+            let track = Track::new(Interpolation::Linear, times.clone(), values).unwrap();
+            let end = *times.last().unwrap();
+            for step in 0..=20_000 {
+                let time_s = end * step as f32 / 20_000.0;
+                if time_s <= times[0] || time_s >= end {
+                    continue;
+                }
+                let expected = times.partition_point(|&k| k <= time_s) - 1;
+                assert_eq!(track.key_before(time_s), expected, "at {time_s} s");
+            }
+        }
+    }
 
     #[test]
     fn step_holds_previous_key() {
