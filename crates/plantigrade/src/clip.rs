@@ -548,6 +548,25 @@ impl Clip {
         }
     }
 
+    /// [`Clip::local_time_s`] of a long-running elapsed time (s), wrapped in f64 so that
+    /// hours of play keep sub-microsecond steps.
+    pub fn local_time_of_elapsed_s(&self, time_s: f64) -> f32 {
+        let duration_s = f64::from(self.duration_s);
+        if !time_s.is_finite() || duration_s <= 0.0 {
+            return 0.0;
+        }
+        if !self.looping {
+            return time_s.clamp(0.0, duration_s) as f32;
+        }
+        let t = time_s.rem_euclid(duration_s) as f32;
+        // Rounding can land on the duration itself, which is the next loop's start.
+        if t >= self.duration_s {
+            0.0
+        } else {
+            t
+        }
+    }
+
     /// Clip time (seconds) at normalized phase `phase` (0 = start, 1 = end; wraps if looping).
     #[inline]
     pub fn time_at_phase_s(&self, phase: f32) -> f32 {
@@ -760,6 +779,26 @@ mod tests {
         let empty = Clip::new("e", None, vec![]).unwrap();
         assert_eq!(empty.duration_s(), 0.0);
         assert_eq!(empty.local_time_s(3.0), 0.0);
+    }
+
+    #[test]
+    fn a_day_of_elapsed_time_still_steps_evenly() {
+        // An unsynced blend keeps its elapsed time; after a day of 60 Hz ticks each still
+        // moves the clip 1/60 s (an f32 time would move in 0 or 7.8 ms steps).
+        let clip = Clip::new("c", Some(1.3), vec![JointTracks::default()]).unwrap();
+        let mut elapsed_s = 86_400.0_f64;
+        let mut last = clip.local_time_of_elapsed_s(elapsed_s);
+        for _ in 0..200 {
+            elapsed_s += f64::from(1.0_f32 / 60.0);
+            let now = clip.local_time_of_elapsed_s(elapsed_s);
+            let step_s = (now - last).rem_euclid(1.3);
+            assert!((step_s - 1.0 / 60.0).abs() < 1e-5, "stepped {step_s} s");
+            assert!((0.0..1.3).contains(&now));
+            last = now;
+        }
+        assert_eq!(clip.local_time_of_elapsed_s(f64::NAN), 0.0);
+        let once = clip.with_looping(false);
+        assert_eq!(once.local_time_of_elapsed_s(86_400.0), 1.3);
     }
 
     #[test]

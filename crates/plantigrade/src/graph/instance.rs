@@ -21,8 +21,13 @@ use crate::pose::{blend, blend_layer, blend_layer_model_space, Pose, PoseError};
 /// Per-node playback state.
 #[derive(Clone, Debug, Default)]
 struct NodeState {
-    /// Clip node: clip-local time. Unsynced blend: elapsed time (clips wrap it).
+    /// Clip node: clip-local time.
     time_s: f32,
+    /// Unsynced blend: elapsed time, which each clip wraps by its own duration. f64: it
+    /// never wraps itself, and an f32 would step by 8 ms after a day of play.
+    elapsed_s: f64,
+    /// Unsynced blend: the elapsed time the last update started from.
+    last_elapsed_s: f64,
     /// Synced blend: shared normalized phase.
     phase: f32,
     /// Span covered by the last update (clip node: clip time; synced blend: phase).
@@ -644,13 +649,13 @@ impl Update<'_> {
                         };
                     }
                 } else {
-                    st.last_start = st.time_s;
+                    st.last_elapsed_s = st.elapsed_s;
                     st.last_advance = dt_s * rate;
-                    st.time_s += dt_s * rate;
+                    st.elapsed_s += f64::from(dt_s * rate);
                     for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
                         let clip = &asset.clips[c];
                         *span = TimeSpan {
-                            start_s: clip.local_time_s(st.last_start),
+                            start_s: clip.local_time_of_elapsed_s(st.last_elapsed_s),
                             advance_s: st.last_advance,
                             inclusive_start: inclusive,
                         };
@@ -858,7 +863,7 @@ impl Update<'_> {
                 .max_by(|a, b| a.1.total_cmp(&b.1))
                 .map_or(f32::INFINITY, |&(c, _)| {
                     let clip = &asset.clips[c];
-                    (clip.duration_s() - clip.local_time_s(st.time_s)).max(0.0)
+                    (clip.duration_s() - clip.local_time_of_elapsed_s(st.elapsed_s)).max(0.0)
                 }),
             Node::Machine(machine) => {
                 let m = machine.0 as usize;
@@ -897,7 +902,7 @@ impl Update<'_> {
                     }
                 } else {
                     TimeSpan {
-                        start_s: clip.local_time_s(st.last_start),
+                        start_s: clip.local_time_of_elapsed_s(st.last_elapsed_s),
                         advance_s: st.last_advance,
                         inclusive_start: false,
                     }
@@ -1055,7 +1060,7 @@ impl Evaluate<'_> {
                         // A one-shot held at its end stays on its last frame.
                         st.phase * asset.clips[clip].duration_s()
                     } else {
-                        st.time_s
+                        asset.clips[clip].local_time_of_elapsed_s(st.elapsed_s)
                     };
                     self.sample(clip, time_s, pose, weight * clip_weight)?;
                 }
