@@ -19,7 +19,7 @@ pub enum Interpolation {
 }
 
 /// A value a [`Track`] can hold.
-pub trait TrackValue: Copy + std::fmt::Debug {
+pub trait TrackValue: Copy + PartialEq + std::fmt::Debug {
     fn lerp_value(a: Self, b: Self, t: f32) -> Self;
     /// glTF cubic Hermite: `v0`, `out_tangent0`, `in_tangent1`, `v1`, with tangents already
     /// scaled by the key interval.
@@ -170,6 +170,9 @@ pub struct Track<T: TrackValue> {
     /// Keys per second when the keys are evenly spaced (baked clips are), else 0: sampling
     /// then guesses the key from the time and checks it, instead of a binary search.
     keys_per_s: f32,
+    /// Every key holds the same value (most joints' translation and scale in a baked
+    /// clip): sampling returns it without a search.
+    constant: bool,
 }
 
 impl<T: TrackValue> Track<T> {
@@ -227,11 +230,14 @@ impl<T: TrackValue> Track<T> {
                 .ok_or(ClipError::DegenerateValue { index })?;
         }
         let keys_per_s = even_keys_per_s(&times_s);
+        let constant = interpolation != Interpolation::CubicSpline
+            && values.windows(2).all(|pair| pair[0] == pair[1]);
         Ok(Self {
             interpolation,
             times_s,
             values,
             keys_per_s,
+            constant,
         })
     }
 
@@ -242,6 +248,7 @@ impl<T: TrackValue> Track<T> {
             times_s: vec![0.0],
             values: vec![value],
             keys_per_s: 0.0,
+            constant: true,
         }
     }
 
@@ -280,6 +287,9 @@ impl<T: TrackValue> Track<T> {
     /// Value at `time_s`; before the first key the first value, after the last the last.
     #[inline]
     pub fn sample(&self, time_s: f32) -> T {
+        if self.constant {
+            return self.values[0];
+        }
         let times = &self.times_s;
         let last = times.len() - 1;
         // A NaN time holds the first key.
@@ -779,6 +789,18 @@ mod tests {
         let empty = Clip::new("e", None, vec![]).unwrap();
         assert_eq!(empty.duration_s(), 0.0);
         assert_eq!(empty.local_time_s(3.0), 0.0);
+    }
+
+    #[test]
+    fn a_track_of_one_repeated_value_samples_it_everywhere() {
+        let v = Vec3::new(0.1, 0.95, -0.02);
+        let held = Track::linear([(0.0, v), (0.5, v), (1.0, v)]).unwrap();
+        let moving = Track::linear([(0.0, v), (0.5, v), (1.0, Vec3::ZERO)]).unwrap();
+        for time_s in [-1.0, 0.0, 0.3, 0.7, 1.0, 5.0, f32::NAN] {
+            assert_eq!(held.sample(time_s), v);
+        }
+        assert_eq!(moving.sample(0.25), v);
+        assert!((moving.sample(0.75) - v * 0.5).length() < 1e-6);
     }
 
     #[test]
