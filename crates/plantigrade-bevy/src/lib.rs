@@ -24,6 +24,7 @@
 //! Units: metres, seconds, radians; world space is Bevy's (Y up).
 
 mod backend;
+pub mod body;
 
 use std::sync::Arc;
 
