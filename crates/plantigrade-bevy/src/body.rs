@@ -374,8 +374,9 @@ impl Rig<'_> {
         let up = Vec3::Y;
         Some(Part {
             ctrl: vec![
-                Self::ctrl(p(pelvis) - up * 0.09, 0.15, 0.10, &[(pelvis, 1.0)]),
-                Self::ctrl(p(pelvis), 0.165, 0.11, &[(pelvis, 1.0)]),
+                // As wide as the thighs' outsides, so their tops stay inside.
+                Self::ctrl(p(pelvis) - up * 0.09, 0.165, 0.10, &[(pelvis, 1.0)]),
+                Self::ctrl(p(pelvis), 0.18, 0.11, &[(pelvis, 1.0)]),
                 Self::ctrl(p(s1), 0.15, 0.10, &[(pelvis, 0.5), (s1, 0.5)]),
                 Self::ctrl(p(s2), 0.155, 0.105, &[(s1, 0.5), (s2, 0.5)]),
                 Self::ctrl(p(s3), 0.17, 0.115, &[(s2, 0.5), (s3, 0.5)]),
