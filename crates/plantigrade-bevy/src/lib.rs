@@ -28,6 +28,7 @@
 
 pub mod assets;
 mod backend;
+pub mod body;
 
 use std::sync::Arc;
 
