@@ -17,6 +17,8 @@
 //! making, `RapierWorld` exact ones. The same move on bevy_rapier's colliders over a tree of exact boxes gives
 //! `RapierWorld`'s result bit for bit (checked once by hand at the first tick that differs).
 
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,7 +37,7 @@ use plantigrade_bevy::{
     Jumped, Landed, PlantigradeCharacter, PlantigradePlugin, PlantigradeSystems, PlantigradeWorld,
     StateEntered,
 };
-use plantigrade_course::{Course, SolidShape};
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 const HZ: f64 = 60.0;
@@ -90,36 +92,6 @@ fn mannequin(spawn_world: Vec3) -> Character {
         .settings(CharacterSettings::default())
         .spawn(spawn_world, 0.0)
         .unwrap()
-}
-
-/// The course's solids as static rapier colliders (no collision groups: on every layer).
-fn spawn_course(commands: &mut Commands, course: &Course) {
-    for solid in course.solids() {
-        match solid.shape {
-            SolidShape::Cuboid {
-                center_world,
-                half_extents_m: h,
-                rotation_world,
-            } => commands.spawn((
-                Transform::from_translation(center_world).with_rotation(rotation_world),
-                Collider::cuboid(h.x, h.y, h.z),
-            )),
-            SolidShape::ConvexHull {
-                center_world,
-                points_local,
-            } => commands.spawn((
-                Transform::from_translation(center_world),
-                Collider::convex_hull(&points_local).unwrap(),
-            )),
-            SolidShape::Ball {
-                center_world,
-                radius_m,
-            } => commands.spawn((
-                Transform::from_translation(center_world),
-                Collider::ball(radius_m),
-            )),
-        };
-    }
 }
 
 fn write_intent(
@@ -196,7 +168,9 @@ fn app_with(
     let spawn_world = course.section(section).unwrap().spawn_world;
     let character = {
         let mut commands = app.world_mut().commands();
-        spawn_course(&mut commands, course);
+        for collider in common::course_colliders(course) {
+            commands.spawn(collider);
+        }
         spawn_character(&mut commands, mannequin(spawn_world))
     };
     app.world_mut().flush();
