@@ -47,7 +47,7 @@ use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle};
 use phase::{update_contact, update_swing, Swing};
 use placement::{
     ankle_floor_y, ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m,
-    keep_feet_apart, keep_swinging_leg_open, limit_swing_drop, narrow_support,
+    keep_feet_apart, keep_swinging_leg_open, limit_swing_height, narrow_support,
     update_tread_placement, LegFold, NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
@@ -546,7 +546,7 @@ impl FootIk {
                 tick.facing,
             );
             feet.swinging_free[i] =
-                limit_swing_drop(state, &mut blended, floor_y, input.grounded, tick.dt_s);
+                limit_swing_height(state, &mut blended, floor_y, input.grounded, tick.dt_s);
             feet.targets_world[i] = if blended.is_finite() {
                 blended
             } else {

@@ -435,7 +435,7 @@ const SWING_FOLD_EASE_M: f32 = 0.05;
 /// [`limit_rise_m`]), and its place and vertical speed kept for the next tick. `floor_y`
 /// is the ankle height at which its sole touches what is under it. Returns whether the
 /// foot swings free (grounded, unlocked, off its contact).
-pub(super) fn limit_swing_drop(
+pub(super) fn limit_swing_height(
     state: &mut FootState,
     blended: &mut Vec3,
     floor_y: f32,
