@@ -402,16 +402,7 @@ fn unmatched_joints_get_their_own_entities() {
         .take(2)
         .collect();
     let mut app = app(&[("pg-tmp", dir.as_path())]);
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, -0.5, 0.0),
-        Collider::cuboid(50.0, 0.5, 50.0),
-    ));
-    let server = app.world().resource::<AssetServer>().clone();
-    let source = CharacterSource::new(
-        server.load("pg-tmp://mannequin.glb"),
-        server.load("pg-tmp://mannequin.graph.ron"),
-    );
-    let entity = app.world_mut().spawn(source).id();
+    let entity = spawn_exported_mannequin(&mut app);
     let made = named_hierarchy(app.world_mut(), entity, skeleton, &leaves);
     let n = skeleton.num_joints();
     let s = settle(&mut app, entity);
@@ -474,16 +465,7 @@ fn mannequin_folder(tag: &str) -> std::path::PathBuf {
 fn exported_mannequin_from_assets_walks() {
     let dir = mannequin_folder("walk");
     let mut app = app(&[("pg-tmp", dir.as_path())]);
-    app.world_mut().spawn((
-        Transform::from_xyz(0.0, -0.5, 0.0),
-        Collider::cuboid(50.0, 0.5, 50.0),
-    ));
-    let server = app.world().resource::<AssetServer>().clone();
-    let source = CharacterSource::new(
-        server.load("pg-tmp://mannequin.glb"),
-        server.load("pg-tmp://mannequin.graph.ron"),
-    );
-    let entity = app.world_mut().spawn(source).id();
+    let entity = spawn_exported_mannequin(&mut app);
     let s = settle(&mut app, entity);
     assert!(
         matches!(s, CharacterSourceStatus::Built { bound_joints: 0 }),
@@ -622,4 +604,19 @@ fn the_assets_graph_is_the_benches_graph() {
         include_str!("../assets/ual_als.graph.ron"),
         include_str!("../../plantigrade/benches/ual_als.ron")
     );
+}
+
+/// A floor, and an entity whose `CharacterSource` is the exported mannequin and its graph
+/// in the `pg-tmp` folder.
+fn spawn_exported_mannequin(app: &mut App) -> Entity {
+    app.world_mut().spawn((
+        Transform::from_xyz(0.0, -0.5, 0.0),
+        Collider::cuboid(50.0, 0.5, 50.0),
+    ));
+    let server = app.world().resource::<AssetServer>().clone();
+    let source = CharacterSource::new(
+        server.load("pg-tmp://mannequin.glb"),
+        server.load("pg-tmp://mannequin.graph.ron"),
+    );
+    app.world_mut().spawn(source).id()
 }
