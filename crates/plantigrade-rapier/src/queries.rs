@@ -5,7 +5,7 @@
 //! Space: world space, metres, Y up.
 
 use glam::Vec3;
-use plantigrade::world::mover::reads_as_wall;
+use plantigrade::world::mover::{reads_as_sliding_down_slope, reads_as_wall};
 use plantigrade::world::{Capsule, Layers, MoveResult, RayHit};
 use rapier3d::control::{
     CharacterLength, EffectiveCharacterMovement, KinematicCharacterController,
@@ -459,12 +459,12 @@ pub fn move_capsule(
         return ZERO_MOVE;
     }
     let grounded = movement.grounded && end.walkable_normal.is_some();
-    let cos_min_slide = controller.min_slope_slide_angle.cos();
-    let sliding_down_slope = movement.is_sliding_down_slope
-        && !grounded
-        && end
-            .contact_normal
-            .is_some_and(|n| n.y < cos_min_slide && n.y > 1.0e-3);
+    let sliding_down_slope = reads_as_sliding_down_slope(
+        movement.is_sliding_down_slope,
+        grounded,
+        end.contact_normal,
+        controller.min_slope_slide_angle,
+    );
 
     // Autostep lifts the capsule above the requested height while it climbs a riser: a
     // contact it is climbing is not a wall, even when it slowed the capsule down.

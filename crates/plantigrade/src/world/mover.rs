@@ -555,12 +555,12 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         return ZERO_MOVE;
     }
     let grounded = movement.grounded && end.walkable_normal.is_some();
-    let cos_min_slide = limits.min_slope_slide_rad.cos();
-    let sliding_down_slope = movement.sliding
-        && !grounded
-        && end
-            .contact_normal
-            .is_some_and(|n| n.y < cos_min_slide && n.y > MIN_GROUND_UP);
+    let sliding_down_slope = reads_as_sliding_down_slope(
+        movement.sliding,
+        grounded,
+        end.contact_normal,
+        limits.min_slope_slide_rad,
+    );
     let hit_wall = reads_as_wall(desired, translation, &movement.walls[..movement.wall_count]);
     MoveResult {
         translation,
@@ -569,6 +569,19 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         sliding_down_slope,
         hit_wall,
     }
+}
+
+/// Whether a move ended sliding down a slope: the slide let it run down a surface (`slid`),
+/// it is not on walkable ground, and the surface it rests on (`contact_normal`) is steeper
+/// than `min_slope_slide_rad` but not a wall or ceiling. Shared with `plantigrade-rapier`.
+pub fn reads_as_sliding_down_slope(
+    slid: bool,
+    grounded: bool,
+    contact_normal: Option<Vec3>,
+    min_slope_slide_rad: f32,
+) -> bool {
+    let cos_min_slide = min_slope_slide_rad.cos();
+    slid && !grounded && contact_normal.is_some_and(|n| n.y < cos_min_slide && n.y > MIN_GROUND_UP)
 }
 
 /// Whether a move that asked for `desired` and made `translation` (m, world) hit a wall:
