@@ -16,6 +16,8 @@
 //!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
 //! - [`assets`]: characters from files through the `AssetServer` (a glTF rig with its clips,
 //!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
+//! - [`render`] (cargo feature `render`): the built-in mannequin's skinned body, debug
+//!   gizmos and transform interpolation between fixed ticks, for a game with a renderer.
 //! - Physics: the character's queries and moves run on the default rapier context (the
 //!   one marked `DefaultRapierContext`; without it no character ticks) through
 //!   `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
@@ -29,6 +31,8 @@
 pub mod assets;
 mod backend;
 pub mod body;
+#[cfg(feature = "render")]
+pub mod render;
 
 use std::sync::Arc;
 
