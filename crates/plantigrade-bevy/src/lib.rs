@@ -14,6 +14,9 @@
 //! - [`spawn_character`] makes the entities: the character (at its feet, facing its yaw)
 //!   with a kinematic rapier body, its capsule as a child with a normal rapier collider (on
 //!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
+//! - [`PlantigradeSettings`]: the character's whole setup (the core's `CharacterSettings`)
+//!   as a reflected component an inspector can edit; an edit applies before the next
+//!   movement stage, and one that cannot work is refused with a warning and set back.
 //! - [`assets`]: characters from files through the `AssetServer` (a glTF rig with its clips,
 //!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
 //! - [`render`] (cargo feature `render`): the built-in mannequin's skinned body, debug
@@ -33,6 +36,7 @@ mod backend;
 pub mod body;
 #[cfg(feature = "render")]
 pub mod render;
+mod settings;
 
 use std::sync::Arc;
 
@@ -52,6 +56,7 @@ use plantigrade::world::{BodyId, Capsule, CharacterPhysics, Layers};
 use plantigrade_rapier::ControllerConfig;
 
 use backend::RapierBackend;
+pub use settings::PlantigradeSettings;
 
 /// The character plugin; see the crate docs. [`PlantigradePlugin::default`] runs in
 /// `FixedUpdate`.
@@ -107,6 +112,7 @@ impl Plugin for PlantigradePlugin {
             .register_type::<FootIkChoice>()
             .register_type::<SkeletonJoint>()
             .register_type::<PlantigradeConfig>()
+            .register_type::<PlantigradeSettings>()
             .init_resource::<PlantigradeConfig>()
             .add_message::<Footstep>()
             .add_message::<Landed>()
@@ -127,6 +133,9 @@ impl Plugin for PlantigradePlugin {
             .add_systems(
                 self.schedule,
                 (
+                    settings::apply_settings
+                        .in_set(PlantigradeSystems::Movement)
+                        .before(move_characters),
                     move_characters.in_set(PlantigradeSystems::Movement),
                     animate_characters.in_set(PlantigradeSystems::Animation),
                     finish_characters.in_set(PlantigradeSystems::Procedural),
@@ -368,12 +377,12 @@ pub struct StateEntered {
 }
 
 /// Spawns `character` (made with `Character::builder`): the character entity at its feet
-/// and facing, with [`PlantigradeCharacter`], [`CharacterIntent`], [`LookTarget`],
-/// [`CharacterToggles`] and [`CharacterJoints`]; a kinematic rapier body; a child with its
-/// capsule collider (layer `CHARACTERS`, seeing all layers) and [`CharacterCapsule`]; and
-/// one child entity per skeleton joint, parented as the skeleton is, each with a `Name`,
-/// [`SkeletonJoint`] and its local `Transform`. The character's queries skip that capsule
-/// (its body id is set here). Returns the character entity.
+/// and facing, with [`PlantigradeCharacter`], [`PlantigradeSettings`], [`CharacterIntent`],
+/// [`LookTarget`], [`CharacterToggles`] and [`CharacterJoints`]; a kinematic rapier body; a
+/// child with its capsule collider (layer `CHARACTERS`, seeing all layers) and
+/// [`CharacterCapsule`]; and one child entity per skeleton joint, parented as the skeleton
+/// is, each with a `Name`, [`SkeletonJoint`] and its local `Transform`. The character's
+/// queries skip that capsule (its body id is set here). Returns the character entity.
 pub fn spawn_character(commands: &mut Commands, character: Character) -> Entity {
     let root = commands.spawn(Name::new("plantigrade character")).id();
     let joints = character.pose().local().len();
@@ -396,9 +405,11 @@ pub(crate) fn attach_character(
     let skeleton = Arc::clone(character.graph().asset());
     let skeleton = skeleton.skeleton();
     let capsule = character.capsule();
+    let settings = PlantigradeSettings(character.settings());
     let toggles = CharacterToggles {
         debug_draw: false,
-        foot_ik: FootIkChoice::default(),
+        // The mode it was set up with (the movement stage sets the toggles' mode).
+        foot_ik: settings.0.foot_ik.mode.into(),
     };
     commands.entity(root).insert((
         root_transform(&character),
@@ -443,6 +454,7 @@ pub(crate) fn attach_character(
             collider_capsule: capsule,
             ticks: 0,
         },
+        settings,
         CharacterIntent::default(),
         LookTarget::default(),
         toggles,

@@ -3,7 +3,8 @@
 //! (`TimeUpdateStrategy::ManualDuration`, one fixed tick per `App::update`): the mannequin
 //! climbs the stairs, footstep messages alternate, the stance feet written to the joint
 //! entities stand on the ground, the pose is the core's own on the same inputs, a jump
-//! sends its jump, landing and state messages, and crouching resizes the capsule collider.
+//! sends its jump, landing and state messages, crouching resizes the capsule collider, and
+//! settings edited through reflection apply from the next tick while a NaN is refused.
 //!
 //! The pose is compared with a core `Character` ticked on the plugin's own physics world
 //! (same colliders, same broad phase): against a `plantigrade_rapier::RapierWorld` built
@@ -19,23 +20,26 @@
 
 mod common;
 
+use std::any::TypeId;
 use std::sync::Arc;
 use std::time::Duration;
 
 use bevy::ecs::system::SystemState;
 use bevy::prelude::*;
+use bevy::reflect::GetPath;
 use bevy::time::TimeUpdateStrategy;
 use bevy_rapier3d::prelude::{Collider, NoUserData, PhysicsSet, RapierPhysicsPlugin};
 use plantigrade::character::Character;
+use plantigrade::ik::FootIkMode;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::motion::{CharacterConfig, Intent, LandingGrade};
 use plantigrade::pose::ModelPose;
 use plantigrade::prelude::CharacterSettings;
 use plantigrade::world::{QueryFilter, SpatialQueries};
 use plantigrade_bevy::{
-    spawn_character, CharacterCapsule, CharacterIntent, CharacterJoints, FootSide, Footstep,
-    Jumped, Landed, PlantigradeCharacter, PlantigradePlugin, PlantigradeSystems, PlantigradeWorld,
-    StateEntered,
+    spawn_character, CharacterCapsule, CharacterIntent, CharacterJoints, CharacterToggles,
+    FootIkChoice, FootSide, Footstep, Jumped, Landed, PlantigradeCharacter, PlantigradePlugin,
+    PlantigradeSettings, PlantigradeSystems, PlantigradeWorld, StateEntered,
 };
 use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
@@ -348,6 +352,90 @@ fn crouching_shrinks_the_capsule_collider() {
     );
     let owner = app.world().get::<CharacterCapsule>(capsule_entity).unwrap();
     assert_eq!(owner.character, character);
+}
+
+/// Sets a number in the character's [`PlantigradeSettings`] by its reflection path, through
+/// the type registry's `ReflectComponent`, as an inspector does.
+fn edit_settings(app: &mut App, character: Entity, path: &str, value: f32) {
+    let registry = app.world().resource::<AppTypeRegistry>().clone();
+    let registry = registry.read();
+    let component = registry
+        .get_type_data::<ReflectComponent>(TypeId::of::<PlantigradeSettings>())
+        .expect("the plugin registers PlantigradeSettings as a reflected component");
+    let mut settings = component
+        .reflect_mut(app.world_mut().entity_mut(character))
+        .expect("the character has PlantigradeSettings");
+    settings
+        .reflect_path_mut(path)
+        .unwrap_or_else(|e| panic!("{path}: {e}"))
+        .apply(&value);
+}
+
+/// The core character's settings in force, and the component's.
+fn settings_of(app: &App, character: Entity) -> (CharacterSettings, CharacterSettings) {
+    let pc = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    let component = app.world().get::<PlantigradeSettings>(character).unwrap();
+    (pc.character().settings(), component.0.clone())
+}
+
+#[test]
+fn settings_edited_through_reflection_apply_and_bad_ones_are_refused() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "flat", walk);
+    run_ticks(&mut app, character, 10);
+    let (spawned, shown) = settings_of(&app, character);
+    assert_eq!(
+        shown, spawned,
+        "the component holds the settings it was spawned with"
+    );
+
+    edit_settings(&mut app, character, ".0.foot_ik.probe.probe_down_m", 0.9);
+    edit_settings(&mut app, character, ".0.motion.walk_speed_m_s", 1.25);
+    run_ticks(&mut app, character, 11);
+    let (edited, shown) = settings_of(&app, character);
+    assert_eq!(edited.foot_ik.probe.probe_down_m, 0.9);
+    assert_eq!(edited.motion.walk_speed_m_s, 1.25);
+    assert_eq!(shown, edited);
+    // The half-stick walk goes at the new walk speed.
+    run_ticks(&mut app, character, 100);
+    let speed = app
+        .world()
+        .get::<PlantigradeCharacter>(character)
+        .unwrap()
+        .character()
+        .output()
+        .actual_velocity_world
+        .length();
+    assert!((speed - 1.25).abs() < 0.05, "walks at {speed} m/s");
+
+    // A NaN is refused: nothing changes and the component shows the settings in force.
+    edit_settings(&mut app, character, ".0.motion.run_speed_m_s", f32::NAN);
+    assert!(settings_of(&app, character).1.motion.run_speed_m_s.is_nan());
+    run_ticks(&mut app, character, 101);
+    let (in_force, shown) = settings_of(&app, character);
+    assert_eq!(in_force, edited);
+    assert_eq!(shown, edited, "the component is set back");
+    // …and the character carries on.
+    run_ticks(&mut app, character, 160);
+    let recorded = &app.world().resource::<Recorded>().ticks;
+    assert_eq!(recorded.len(), 160);
+    for (tick, (pose, feet)) in recorded.iter().enumerate() {
+        assert!(feet.is_finite(), "tick {tick}: feet at {feet}");
+        assert!(
+            pose.joints_model().iter().all(|m| m.is_finite()),
+            "tick {tick}: a joint is not finite"
+        );
+    }
+
+    // The foot IK mode is the toggles': switching it there shows in the settings.
+    app.world_mut()
+        .get_mut::<CharacterToggles>(character)
+        .unwrap()
+        .foot_ik = FootIkChoice::Classic;
+    run_ticks(&mut app, character, 161);
+    let (in_force, shown) = settings_of(&app, character);
+    assert_eq!(in_force.foot_ik.mode, FootIkMode::Classic);
+    assert_eq!(shown, in_force);
 }
 
 /// Walks `section` for `ticks` and checks that each foot in stance (locked, full contact,

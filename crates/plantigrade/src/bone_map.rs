@@ -51,6 +51,7 @@ pub struct ArmChain {
 /// Points fixed to a foot joint, in the foot joint's local frame (metres): the bottom of the
 /// heel, the bottom of the ball, and the mid-foot point between them that ground probes use.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub struct FootSockets {
     pub heel_foot_local: Vec3,
     pub ball_foot_local: Vec3,
@@ -125,6 +126,7 @@ pub struct PartialArm {
 
 /// An explicit bone map, e.g. loaded from RON. Names must match joints exactly.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default)]
 pub struct BoneNames {
     pub pelvis: Option<String>,

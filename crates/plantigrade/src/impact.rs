@@ -15,6 +15,7 @@ use crate::motion::Landing;
 
 /// How landings with horizontal speed dip the body.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct LandingImpactConfig {
     /// Landings at least this fast horizontally (m/s) dip over the gait; slower ones are

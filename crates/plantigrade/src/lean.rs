@@ -26,6 +26,7 @@ const GRAVITY_M_S2: f32 = 9.81;
 
 /// How the body leans with its acceleration.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct LeanConfig {
     /// Share of the balance angle leaned into turns. Default 0.75.

@@ -23,8 +23,10 @@
 //!   stopping the legs.
 //! - [`lean`]: the body leans with its acceleration: into turns, forward speeding up, back
 //!   braking.
-//! - [`settings`]: a character's whole setup as data (RON), checked by `validate`;
-//!   [`prelude`]: what a game needs to spawn and drive one.
+//! - [`settings`]: a character's whole setup as data (RON), checked by `validate`, set on a
+//!   live character with `Character::set_settings`, and `bevy_reflect::Reflect` with the
+//!   `reflect` feature (for inspectors); [`prelude`]: what a game needs to spawn and drive
+//!   one.
 //! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`clip_analysis`]: foot contacts and planted drift of a gait clip.

@@ -37,6 +37,7 @@ pub enum LodTier {
 
 /// Settings of [`Lod`]. Serde with defaults for missing fields.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct LodConfig {
     /// Outer edge of [`LodTier::Full`], metres from the viewer. Default 6.

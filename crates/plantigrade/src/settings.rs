@@ -18,6 +18,7 @@ use crate::world::Layers;
 
 /// Which collision layers a character's queries see (SPEC MOVE-7, IK-2, TILT-1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct QueryLayers {
     /// What the capsule collides with while it moves: ground, props and other characters.
@@ -40,6 +41,7 @@ impl Default for QueryLayers {
 /// A character's whole setup. `Default` is the built-in one: the mannequin's tuning, bones
 /// detected by name, root motion as the graph says.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct CharacterSettings {
     /// Speeds, acceleration and turn curves, jump, capsules (SPEC MOVE).
@@ -270,5 +272,194 @@ mod tests {
             matches!(&err, SettingsLoadError::Invalid(SettingsError::NotFinite { field, .. }) if field == "lod.full_max_distance_m"),
             "{err}"
         );
+    }
+}
+
+/// The settings through `bevy_reflect`, as an inspector sees them.
+#[cfg(all(test, feature = "reflect"))]
+mod reflect_tests {
+    use bevy_reflect::{structs::Struct, GetPath, PartialReflect, ReflectRef};
+
+    use super::*;
+    use crate::bone_map::FootSockets;
+
+    #[test]
+    fn a_field_set_by_its_path_changes_the_settings() {
+        let mut settings = CharacterSettings::default();
+        *settings
+            .path_mut::<f32>("foot_ik.probe.probe_down_m")
+            .unwrap() = 0.8;
+        assert_eq!(settings.foot_ik.probe.probe_down_m, 0.8);
+        // The same through the untyped path an inspector uses.
+        settings
+            .reflect_path_mut("motion.run_speed_m_s")
+            .unwrap()
+            .apply(&4.25f32);
+        assert_eq!(settings.motion.run_speed_m_s, 4.25);
+        *settings
+            .path_mut::<f32>("tilt.filter.damping.k_per_s")
+            .unwrap() = 11.0;
+        assert_eq!(
+            settings.tilt.filter.damping,
+            crate::tilt::TiltDamping::Exponential { k_per_s: 11.0 }
+        );
+        *settings.path_mut::<u32>("query_layers.ground.0").unwrap() = 0b11;
+        assert_eq!(settings.query_layers.ground, Layers(0b11));
+        *settings
+            .path_mut::<f32>("motion.hips_back_band_deg.1")
+            .unwrap() = 100.0;
+        assert_eq!(settings.motion.hips_back_band_deg.1, 100.0);
+        settings.validate().unwrap();
+
+        // A curve's points can be edited too, so validation checks them again: points
+        // out of order are refused, not sampled.
+        *settings
+            .path_mut::<f32>("motion.turn_rate_rad_s.points[1].0")
+            .unwrap() = -1.0;
+        assert!(
+            matches!(
+                settings.validate(),
+                Err(SettingsError::Motion(ConfigError::Curve {
+                    field: "turn_rate_rad_s",
+                    ..
+                }))
+            ),
+            "{:?}",
+            settings.validate()
+        );
+    }
+
+    /// Walks every field below `value`, checking each is reachable from the root by its
+    /// path and ends in a plain number, flag, string or field-less enum an inspector can
+    /// edit. Returns the leaves' paths.
+    fn walk(
+        root: &CharacterSettings,
+        value: &dyn PartialReflect,
+        path: String,
+        leaves: &mut Vec<String>,
+    ) {
+        if !path.is_empty() {
+            let found = root
+                .reflect_path(path.as_str())
+                .unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(
+                found.reflect_partial_eq(value).unwrap_or(false),
+                "{path} leads to another value"
+            );
+        }
+        let join = |name: &str| {
+            if path.is_empty() {
+                name.to_string()
+            } else {
+                format!("{path}.{name}")
+            }
+        };
+        match value.reflect_ref() {
+            ReflectRef::Struct(s) => {
+                for i in 0..s.field_len() {
+                    let name = s.name_at(i).unwrap();
+                    walk(root, s.field_at(i).unwrap(), join(name), leaves);
+                }
+            }
+            ReflectRef::TupleStruct(t) => {
+                for i in 0..t.field_len() {
+                    walk(root, t.field(i).unwrap(), join(&i.to_string()), leaves);
+                }
+            }
+            ReflectRef::Tuple(t) => {
+                for i in 0..t.field_len() {
+                    walk(root, t.field(i).unwrap(), join(&i.to_string()), leaves);
+                }
+            }
+            ReflectRef::List(l) => {
+                for i in 0..l.len() {
+                    walk(root, l.get(i).unwrap(), format!("{path}[{i}]"), leaves);
+                }
+            }
+            ReflectRef::Enum(e) if e.field_len() > 0 => {
+                for i in 0..e.field_len() {
+                    let name = e.name_at(i).map_or_else(|| i.to_string(), str::to_string);
+                    walk(root, e.field_at(i).unwrap(), join(&name), leaves);
+                }
+            }
+            ReflectRef::Enum(_) => leaves.push(path),
+            _ => {
+                let plain = value.try_downcast_ref::<f32>().is_some()
+                    || value.try_downcast_ref::<u32>().is_some()
+                    || value.try_downcast_ref::<u8>().is_some()
+                    || value.try_downcast_ref::<bool>().is_some()
+                    || value.try_downcast_ref::<String>().is_some();
+                assert!(
+                    plain,
+                    "{path} is {} and not plain data",
+                    value.reflect_type_path()
+                );
+                leaves.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_is_reachable_by_its_path() {
+        // The optional parts set, so the walk goes into them too.
+        let sockets = FootSockets {
+            heel_foot_local: glam::Vec3::new(0.0, -0.08, -0.05),
+            ball_foot_local: glam::Vec3::new(0.0, -0.08, 0.15),
+            mid_foot_local: glam::Vec3::new(0.0, -0.08, 0.05),
+        };
+        let settings = CharacterSettings {
+            bone_map: Some(BoneNames {
+                pelvis: Some("pelvis".into()),
+                spine: vec!["spine_01".into(), "spine_02".into()],
+                foot_sockets_l: Some(sockets),
+                ..Default::default()
+            }),
+            root_motion: Some(RootMotionDef {
+                joint: Some("root".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        // Every top-level field by name.
+        let names: Vec<&str> = (0..settings.field_len())
+            .map(|i| settings.name_at(i).unwrap())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "motion",
+                "foot_ik",
+                "tilt",
+                "look_at",
+                "lod",
+                "lean",
+                "impact",
+                "query_layers",
+                "bone_map",
+                "root_motion"
+            ]
+        );
+        for name in names {
+            assert!(settings.reflect_path(name).is_ok(), "{name}");
+        }
+        let mut leaves = Vec::new();
+        walk(&settings, &settings, String::new(), &mut leaves);
+        for expected in [
+            "foot_ik.probe.probe_down_m",
+            "foot_ik.mode",
+            "motion.acceleration_m_s2.points[2].1",
+            "motion.move_limits.step_height_m.0",
+            "tilt.stairs_filter.damping.k_per_s",
+            "query_layers.movement.0",
+            "bone_map.0.spine[1]",
+            "bone_map.0.foot_sockets_l.0.ball_foot_local.z",
+            "root_motion.0.joint.0",
+            "root_motion.0.yaw",
+        ] {
+            assert!(
+                leaves.iter().any(|l| l == expected),
+                "{expected}: {leaves:?}"
+            );
+        }
     }
 }

@@ -13,6 +13,7 @@ pub use mover::QueryMover;
 
 /// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub struct Layers(pub u32);
 
 impl Layers {
@@ -79,6 +80,7 @@ pub struct RayHit {
 /// An upright capsule: a cylinder of `2 × half_height_m` with hemispheres of `radius_m`.
 /// Total height = `2 × (half_height_m + radius_m)`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub struct Capsule {
     pub radius_m: f32,
     pub half_height_m: f32,
@@ -107,6 +109,7 @@ impl Capsule {
 /// carried in every [`MoveRequest`], so one world serves characters of any size. Metres and
 /// radians.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct MoveLimits {
     /// Highest step climbed without a jump; `None` climbs none. Default 0.4.

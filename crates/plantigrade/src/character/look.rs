@@ -25,6 +25,12 @@ impl Look {
         }
     }
 
+    /// Turns `chain` from now on (the look-at settings' weights changed); the look's
+    /// state carries on.
+    pub(super) fn set_chain(&mut self, chain: LookAtChain) {
+        self.chain = chain;
+    }
+
     /// Eases toward the target (or back to the animation) and turns the chain in `pose`
     /// and `model`, for a character at `root_world` facing `facing_yaw_rad`.
     pub(super) fn apply(

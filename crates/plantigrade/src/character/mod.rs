@@ -68,6 +68,11 @@ pub enum CharacterError {
     Settings(#[from] SettingsError),
     #[error("bone map: {0}")]
     BoneMap(#[from] BoneMapError),
+    #[error(
+        "settings: {field} decides how the rig was bound at spawn and cannot change on a \
+         live character; spawn a new one"
+    )]
+    RespawnNeeded { field: &'static str },
     #[error("tick stages out of order: {called:?} was called while {due:?} was due")]
     StageOrder { due: TickStage, called: TickStage },
 }
@@ -255,6 +260,64 @@ impl Character {
             bone_map: self.bone_map.clone(),
             root_motion: self.animator.graph.root_motion_override().cloned(),
         }
+    }
+
+    /// Replaces the whole setup from the next tick on (e.g. edited in an inspector): the
+    /// movement as [`Character::set_config`] does, the foot IK settings (mode included, as
+    /// [`Character::set_foot_ik_mode`] would switch it; ignored on a rig without foot IK),
+    /// tilt, look-at (its chain rebuilt when its weights change), LOD, lean, landing impact
+    /// and query layers. Each stage's state carries on (locks, filters, LOD tier).
+    ///
+    /// Settings that do not [validate](CharacterSettings::validate) are refused and nothing
+    /// changes. So are a different `bone_map` or `root_motion`, which decide how the rig was
+    /// bound at spawn: [`CharacterError::RespawnNeeded`] names the field.
+    pub fn set_settings(&mut self, settings: CharacterSettings) -> Result<(), CharacterError> {
+        settings.validate()?;
+        if settings.bone_map != self.bone_map {
+            return Err(CharacterError::RespawnNeeded { field: "bone_map" });
+        }
+        if settings.root_motion.as_ref() != self.animator.graph.root_motion_override() {
+            return Err(CharacterError::RespawnNeeded {
+                field: "root_motion",
+            });
+        }
+        // The one step that can fail, before anything changes.
+        let look_at_chain = if settings.look_at != self.look.look_at.config {
+            let skeleton = self.animator.graph.asset().skeleton();
+            let bones = match &self.bone_map {
+                Some(names) => HumanoidMap::from_names(skeleton, names)?,
+                None => HumanoidMap::detect(skeleton),
+            };
+            Some(LookAtChain::from_humanoid(&bones, &settings.look_at))
+        } else {
+            None
+        };
+        let CharacterSettings {
+            motion,
+            foot_ik,
+            tilt,
+            look_at,
+            lod,
+            lean,
+            impact,
+            query_layers,
+            bone_map: _,
+            root_motion: _,
+        } = settings;
+        self.locomotion.config = motion;
+        if let Some(config) = self.foot_ik_config_mut() {
+            *config = foot_ik;
+        }
+        self.posture.tilt.config = tilt;
+        self.look.look_at.config = look_at;
+        if let Some(chain) = look_at_chain {
+            self.look.set_chain(chain);
+        }
+        self.lod.config = lod;
+        self.posture.lean_config = lean;
+        self.posture.impact_config = impact;
+        self.query_layers = query_layers;
+        Ok(())
     }
 
     /// Changes which layers the character's queries see, from the next tick on.

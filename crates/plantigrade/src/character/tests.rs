@@ -267,3 +267,86 @@ fn the_tick_stages_in_order_are_the_tick_and_out_of_order_is_an_error() {
         .iter()
         .all(|t| t.translation.is_finite()));
 }
+
+#[test]
+fn settings_set_on_a_live_character_come_back_and_are_used() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let mut c = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    let walk = Intent {
+        move_world: glam::Vec2::new(0.0, 1.0),
+        ..Default::default()
+    };
+    for _ in 0..30 {
+        c.tick(1.0 / 60.0, &walk, &world).unwrap();
+    }
+    let mut settings = c.settings();
+    settings.motion.run_speed_m_s = 3.0;
+    settings.foot_ik.probe.probe_down_m = 0.9;
+    settings.foot_ik.mode = FootIkMode::Classic;
+    settings.tilt.head_keep_fraction = 0.3;
+    settings.look_at.use_spine = false;
+    settings.lod.blend_time_s = 0.5;
+    settings.lean.turn_factor = 0.5;
+    settings.impact.max_dip_m = 0.1;
+    settings.query_layers.ground = crate::world::Layers::GROUND.union(crate::world::Layers::PROPS);
+    c.set_settings(settings.clone()).unwrap();
+    assert_eq!(c.settings(), settings);
+    assert_eq!(c.config().run_speed_m_s, 3.0);
+    assert_eq!(
+        c.foot_ik().unwrap().config.mode,
+        FootIkMode::Classic,
+        "the mode switches as set_foot_ik_mode would"
+    );
+    assert_eq!(c.ground_filter().layers, settings.query_layers.ground);
+    // The character carries on with them, running at the new speed.
+    for _ in 0..120 {
+        c.tick(1.0 / 60.0, &walk, &world).unwrap();
+    }
+    let speed = c.output().actual_velocity_world.length();
+    assert!((speed - 3.0).abs() < 0.1, "runs at the new speed: {speed}");
+    assert!(c.model_pose().joints_model().iter().all(|m| m.is_finite()));
+}
+
+#[test]
+fn settings_that_cannot_work_on_a_live_character_are_refused_and_change_nothing() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let mut c = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    let before = c.settings();
+
+    let mut nan_speed = before.clone();
+    nan_speed.motion.run_speed_m_s = f32::NAN;
+    nan_speed.lean.turn_factor = 0.1;
+    let err = c.set_settings(nan_speed).unwrap_err();
+    assert!(matches!(err, CharacterError::Settings(_)), "{err}");
+    assert_eq!(c.settings(), before);
+
+    let mut negative = before.clone();
+    negative.lod.hysteresis_m = -0.5;
+    negative.motion.stand_capsule.radius_m = -0.3;
+    let err = c.set_settings(negative).unwrap_err();
+    assert!(matches!(err, CharacterError::Settings(_)), "{err}");
+    assert_eq!(c.settings(), before);
+
+    let mut other_bones = before.clone();
+    other_bones.bone_map = Some(crate::bone_map::BoneNames {
+        pelvis: Some("pelvis".into()),
+        ..Default::default()
+    });
+    other_bones.motion.run_speed_m_s = 3.0;
+    let err = c.set_settings(other_bones).unwrap_err();
+    assert_eq!(err, CharacterError::RespawnNeeded { field: "bone_map" });
+    assert!(err.to_string().contains("bone_map"), "{err}");
+    assert_eq!(c.settings(), before);
+
+    let mut other_root = before.clone();
+    other_root.root_motion = Some(crate::graph::RootMotionDef::default());
+    let err = c.set_settings(other_root).unwrap_err();
+    assert_eq!(
+        err,
+        CharacterError::RespawnNeeded {
+            field: "root_motion"
+        }
+    );
+    assert_eq!(c.settings(), before);
+}

@@ -243,6 +243,7 @@ pub struct LayerDef {
 
 /// What happens to each component of the root joint's motion.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub enum RootAxis {
     /// Reported as a per-tick delta for the controller, removed from the pose.
     Extract,
@@ -255,6 +256,7 @@ pub enum RootAxis {
 
 /// Root motion per axis (model space of the character: x left, y up, z forward).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(deny_unknown_fields, default)]
 pub struct RootMotionDef {
     /// The joint whose motion is root motion (default: the skeleton's first joint).

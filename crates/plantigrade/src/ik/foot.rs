@@ -20,6 +20,7 @@ use crate::world::{QueryFilter, RayHit, SpatialQueries};
 /// How the feet are placed: no IK, classic IK (ray at the current foot, one point), or
 /// predictive IK (heel + toe at the predicted landing point, support plane).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub enum FootIkMode {
     /// The animation as it is: feet on the model's ground plane at the root's height.
     None,
@@ -53,6 +54,7 @@ impl FootIkMode {
 
 /// Where and how far the probes look (SPEC IK-1..4 defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct ProbeConfig {
     /// Look-ahead at rest (s).

@@ -10,6 +10,7 @@ use crate::math::smoothstep;
 use crate::motion::wrap_angle;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct LockConfig {
     pub enabled: bool,

@@ -52,6 +52,7 @@ const MAX_RATE_PER_S: f32 = 1.0e6;
 
 /// Settings of [`LookAt`]. Serde with defaults for missing fields.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct LookAtConfig {
     /// Largest yaw either side of the character's facing (rad). Default 70°. Clamped to

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use crate::math::damp_share;
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct PelvisConfig {
     /// Leg extension cap: hip-to-ankle distance over leg length (IK-7: 0.99).

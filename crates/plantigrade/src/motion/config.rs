@@ -13,11 +13,12 @@
 
 use crate::world::Capsule;
 
-use super::curve::Curve;
+use super::curve::{Curve, CurveError};
 
 /// When input drives the character into a wall without moving it (SPEC MOVE-2), the graph
 /// plays `Push_Wall` instead of `Run`.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct PushWallConfig {
     /// Input speed must exceed this fraction of the walk speed. Default 0.5.
@@ -44,6 +45,7 @@ impl Default for PushWallConfig {
 /// The three curves are sampled by **normalized speed** = horizontal speed / the top speed
 /// ([`CharacterConfig::top_speed_m_s`], the sprint speed by default): 0 at rest, 1 at sprint.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct CharacterConfig {
     /// Walk speed (m/s), reached at an intent magnitude of [`Self::walk_input_max`].
@@ -158,6 +160,11 @@ pub enum ConfigError {
         "gait speeds must satisfy walk ≤ run ≤ sprint (walk {walk}, run {run}, sprint {sprint})"
     )]
     SpeedsNotOrdered { walk: f32, run: f32, sprint: f32 },
+    #[error("curve `{field}`: {error}")]
+    Curve {
+        field: &'static str,
+        error: CurveError,
+    },
     #[error("curve `{field}` must be greater than 0 everywhere (its minimum is {min})")]
     CurveNotPositive { field: &'static str, min: f32 },
     #[error(
@@ -219,6 +226,9 @@ fn within(field: &'static str, value: f32, min: f32, max: f32) -> Result<(), Con
 }
 
 fn positive_curve(field: &'static str, curve: &Curve) -> Result<(), ConfigError> {
+    curve
+        .check()
+        .map_err(|error| ConfigError::Curve { field, error })?;
     let min = curve.min_y();
     if min > 0.0 {
         Ok(())
@@ -249,9 +259,9 @@ impl CharacterConfig {
     }
 
     /// Checks that every value can work: finite, positive speeds in gait order, positive
-    /// curves, times and thresholds not negative, `air_control` in `0..=1`,
-    /// `walk_input_max` in `0.01..=0.99`, valid capsules with the crouch one not taller,
-    /// the `hips_back` band ordered within `0..=180`.
+    /// curves with well-formed points (see [`Curve::check`]), times and thresholds not
+    /// negative, `air_control` in `0..=1`, `walk_input_max` in `0.01..=0.99`, valid capsules
+    /// with the crouch one not taller, the `hips_back` band ordered within `0..=180`.
     pub fn validate(&self) -> Result<(), ConfigError> {
         positive("walk_speed_m_s", self.walk_speed_m_s)?;
         positive("run_speed_m_s", self.run_speed_m_s)?;

@@ -17,6 +17,7 @@ pub enum CurveError {
 
 /// Points `(x, y)` with strictly increasing `x`, linearly interpolated, clamped at both ends.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(try_from = "Vec<(f32, f32)>", into = "Vec<(f32, f32)>")]
 pub struct Curve {
     points: Vec<(f32, f32)>,
@@ -26,19 +27,29 @@ impl Curve {
     /// A curve through `points`; refuses an empty list, non-finite values and `x` values
     /// that do not strictly increase.
     pub fn new(points: impl Into<Vec<(f32, f32)>>) -> Result<Curve, CurveError> {
-        let points = points.into();
-        if points.is_empty() {
+        let curve = Curve {
+            points: points.into(),
+        };
+        curve.check()?;
+        Ok(curve)
+    }
+
+    /// Checks the points still hold what [`Curve::new`] requires: at least one, all
+    /// finite, `x` strictly increasing. Always true for a curve built by `new` or read
+    /// from a file; a curve edited in place (through reflection, by an inspector) may not.
+    pub fn check(&self) -> Result<(), CurveError> {
+        if self.points.is_empty() {
             return Err(CurveError::Empty);
         }
-        for (index, &(x, y)) in points.iter().enumerate() {
+        for (index, &(x, y)) in self.points.iter().enumerate() {
             if !x.is_finite() || !y.is_finite() {
                 return Err(CurveError::NonFinite { index });
             }
-            if index > 0 && x <= points[index - 1].0 {
+            if index > 0 && x <= self.points[index - 1].0 {
                 return Err(CurveError::Unsorted { index });
             }
         }
-        Ok(Curve { points })
+        Ok(())
     }
 
     /// A flat curve: `y` everywhere (a non-finite `y` becomes 0).
@@ -127,6 +138,17 @@ mod tests {
         assert_eq!(one.sample(-1.0), 4.0);
         assert_eq!(one.sample(100.0), 4.0);
         assert_eq!(Curve::constant(f32::NAN).sample(0.0), 0.0);
+    }
+
+    #[test]
+    fn a_curve_edited_in_place_is_checked_again() {
+        assert_eq!(Curve::constant(1.0).check(), Ok(()));
+        let unsorted = Curve {
+            points: vec![(0.0, 1.0), (0.5, 2.0), (0.5, 3.0)],
+        };
+        assert_eq!(unsorted.check(), Err(CurveError::Unsorted { index: 2 }));
+        let empty = Curve { points: Vec::new() };
+        assert_eq!(empty.check(), Err(CurveError::Empty));
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub const MAX_TILT_LIMIT_RAD: f32 = 89.0 * std::f32::consts::PI / 180.0;
 /// Clamps for the pelvis tilt (SPEC TILT-2). Beyond a clamp the slope is left to other
 /// systems (slide, climb); [`GroundTilt`] reports that the clamp was hit.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct TiltLimits {
     /// Largest |pitch| (rad) about the character's left axis. Default 45° (π/4).

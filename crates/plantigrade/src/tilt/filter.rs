@@ -37,6 +37,7 @@ const MAX_RATE: f32 = 1.0e6;
 
 /// How the tilt follows its rate-limited target, per axis (pitch and roll independently).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub enum TiltDamping {
     /// Exponential approach: the gap shrinks by `exp(-k_per_s · dt)` per tick (for a held
     /// target). `k_per_s` in 1/s; SPEC range 8–12, default 10. 0 freezes, ∞ snaps.
@@ -139,6 +140,7 @@ impl TiltDamping {
 
 /// Settings of [`TiltFilter`] (SPEC TILT-4). Serde with defaults for missing fields.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct TiltFilterConfig {
     /// Low-pass rate of the ground normal (1/s), used by [`TiltFilter::filter_normal`].

@@ -48,6 +48,7 @@ pub const MAX_PELVIS_HEIGHT_M: f32 = 100.0;
 
 /// Settings of the ground rays (SPEC TILT-1, TILT-5, TILT-8, TILT-11). Serde with defaults.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct GroundFrameConfig {
     /// How far below the feet the rays reach, as a fraction of the pelvis height. Default

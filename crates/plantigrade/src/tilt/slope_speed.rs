@@ -18,6 +18,7 @@ use super::decompose::MIN_GROUND_NORMAL_UP;
 
 /// Settings of the slope speed scale (SPEC TILT-7). Serde with defaults.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct SlopeSpeedConfig {
     /// When false the scale is always 1. Default true.

@@ -41,6 +41,7 @@ pub const DEFAULT_HEAD_KEEP_FRACTION_AIMING: f32 = 0.0;
 /// near upright going down; the body's up axis never follows the ground normal. Angles in
 /// radians of the filtered slope along the facing (up positive).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct PostureConfig {
     /// Trunk lean forward per radian of slope going up (TILT-12: 0.3–0.5). Default 0.4
@@ -126,6 +127,7 @@ impl PostureConfig {
 /// Settings of the stage. Serde with defaults for missing fields; [`Self::sanitized`] is
 /// applied on every tick, so any values are safe.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct TiltConfig {
     /// When false the stage still samples and reports the frame and targets but applies

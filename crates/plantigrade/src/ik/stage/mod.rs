@@ -56,6 +56,7 @@ use support::{tread_preferences, update_ground, Ground};
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 #[serde(default, deny_unknown_fields)]
 pub struct FootIkConfig {
     pub mode: FootIkMode,
