@@ -38,7 +38,7 @@ use plantigrade::settings::CharacterSettings;
 use plantigrade_bevy::render::{MannequinBody, PlantigradeGizmos, PlantigradeRenderPlugin};
 use plantigrade_bevy::{
     spawn_character, CharacterIntent, CharacterToggles, FootIkChoice, LookTarget,
-    PlantigradeCharacter, PlantigradePlugin, PlantigradeSystems,
+    PlantigradeCharacter, PlantigradePlugin, PlantigradeSettings, PlantigradeSystems,
 };
 use plantigrade_course::{Course, Role, SolidShape};
 
@@ -487,7 +487,7 @@ fn keys(
     mut gizmos: ResMut<PlantigradeGizmos>,
     mut walking: ResMut<Walking>,
     mut time: ResMut<Time<Virtual>>,
-    mut characters: Query<(&mut PlantigradeCharacter, &mut CharacterToggles)>,
+    mut characters: Query<(&mut PlantigradeSettings, &mut CharacterToggles)>,
 ) {
     let foot_ik = [
         (KeyCode::F1, FootIkChoice::Predictive),
@@ -498,12 +498,13 @@ fn keys(
     .find(|(key, _)| keys.just_pressed(*key))
     .map(|(_, choice)| choice);
     let flip_tilt = keys.just_pressed(KeyCode::F4);
-    for (mut pc, mut toggles) in &mut characters {
+    for (mut settings, mut toggles) in &mut characters {
         if let Some(choice) = foot_ik {
             toggles.foot_ik = choice;
         }
         if flip_tilt {
-            let tilt = pc.character_mut().tilt_config_mut();
+            // Through the settings component, as an inspector would edit it.
+            let tilt = &mut settings.0.tilt;
             tilt.enabled = !tilt.enabled;
         }
     }
@@ -559,11 +560,18 @@ fn panel(
     gizmos: Res<PlantigradeGizmos>,
     walking: Res<Walking>,
     time: Res<Time<Virtual>>,
-    player: Query<(&PlantigradeCharacter, &CharacterToggles), With<Player>>,
+    player: Query<
+        (
+            &PlantigradeCharacter,
+            &PlantigradeSettings,
+            &CharacterToggles,
+        ),
+        With<Player>,
+    >,
     ai: Query<(), (With<Route>, Without<Player>)>,
     mut text: Query<&mut Text, With<Panel>>,
 ) {
-    let (Ok((pc, toggles)), Ok(mut text)) = (player.single(), text.single_mut()) else {
+    let (Ok((pc, settings, toggles)), Ok(mut text)) = (player.single(), text.single_mut()) else {
         return;
     };
     let c = pc.character();
@@ -593,7 +601,7 @@ fn panel(
         if walking.0 { "walk" } else { "run" },
         c.lod().tier(),
         toggles.foot_ik,
-        on_off(c.settings().tilt.enabled),
+        on_off(settings.0.tilt.enabled),
         on_off(gizmos.enabled),
         if time.is_paused() { "\nPAUSED (P)" } else { "" },
         ai.iter().count(),
