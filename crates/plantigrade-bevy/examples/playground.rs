@@ -184,7 +184,8 @@ struct Orbit {
     yaw_rad: f32,
     pitch_rad: f32,
     distance_m: f32,
-    focus_world: Vec3,
+    /// The point looked at, easing after the player (`None` until the first frame).
+    focus_world: Option<Vec3>,
 }
 
 #[derive(Component)]
@@ -361,7 +362,7 @@ fn spawn_camera_and_panel(mut commands: Commands) {
             yaw_rad: -1.75,
             pitch_rad: 0.22,
             distance_m: 4.5,
-            focus_world: Vec3::ZERO,
+            focus_world: None,
         },
     ));
     commands.spawn((
@@ -543,16 +544,15 @@ fn orbit_camera(
     if let Ok(player) = player.single() {
         let target = player.translation() + Vec3::Y * 1.0;
         // First frame: jump there; then ease (about 0.1 s), so a step up does not jolt.
-        if orbit.focus_world == Vec3::ZERO {
-            orbit.focus_world = target;
-        }
         let k = 1.0 - (-time.delta_secs() * 10.0).exp();
-        orbit.focus_world = orbit.focus_world.lerp(target, k);
+        orbit.focus_world = Some(orbit.focus_world.map_or(target, |f| f.lerp(target, k)));
     }
+    let Some(focus) = orbit.focus_world else {
+        return;
+    };
     let offset = Quat::from_euler(EulerRot::YXZ, orbit.yaw_rad, -orbit.pitch_rad, 0.0)
         * Vec3::new(0.0, 0.0, orbit.distance_m);
-    *transform = Transform::from_translation(orbit.focus_world + offset)
-        .looking_at(orbit.focus_world, Vec3::Y);
+    *transform = Transform::from_translation(focus + offset).looking_at(focus, Vec3::Y);
 }
 
 /// The panel: the player's states, speed, look-ahead and LOD tier, and the switches.

@@ -19,7 +19,7 @@
 //!   movement stage, and one that cannot work is refused with a warning and set back.
 //! - [`assets`]: characters from files through the `AssetServer` (a glTF rig with its clips,
 //!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
-//! - [`render`] (cargo feature `render`): the built-in mannequin's skinned body, debug
+//! - `render` (cargo feature `render`): the built-in mannequin's skinned body, debug
 //!   gizmos and transform interpolation between fixed ticks, for a game with a renderer.
 //! - Physics: the character's queries and moves run on the default rapier context (the
 //!   one marked `DefaultRapierContext`; without it no character ticks) through
