@@ -35,7 +35,9 @@
 //!   otherwise.
 //! - **Errors, never panics.** Every length the file declares is checked against the bytes
 //!   present before anything is read; malformed or unsupported input gives a [`GltfError`]
-//!   naming the buffer, accessor, node or channel at fault.
+//!   naming the buffer, accessor, node or channel at fault. An error that wraps another
+//!   returns it as its [`source`](std::error::Error::source) and does not repeat it, so print
+//!   the chain (anyhow's `{:#}`) for the whole message.
 //!
 //! # Export ([`export_glb`], [`export_glb_to_path`])
 //!

@@ -20,8 +20,9 @@ fn load_err(bytes: &[u8]) -> GltfError {
             asset.skeleton.num_joints()
         ),
         Err(e) => {
-            // Every error renders a message.
+            // Every error renders a message, and says each detail once.
             assert!(!e.to_string().is_empty());
+            assert_says_each_detail_once(&e);
             e
         }
     }
@@ -551,4 +552,48 @@ fn bad_metadata_is_reported() {
         });
         assert!(load_slice(&edited, None).is_ok(), "{extras}");
     }
+}
+
+#[test]
+fn errors_say_each_detail_once_through_their_source_chain() {
+    let glb = sample_glb();
+    // Wrapped sources: a ClipError, a SkeletonError, an io::Error.
+    let (json, mut bin) = split_glb(&glb);
+    let input = sampler_accessor(&json, 0, 0, "input");
+    let at = accessor_offset(&json, input);
+    bin[at + 4..at + 8].copy_from_slice(&0.0f32.to_le_bytes());
+    let keys = load_err(&make_glb(&json, Some(&bin)));
+    assert!(matches!(keys, GltfError::BadAnimation { .. }));
+    let rendered = render_chain(&keys);
+    assert_eq!(
+        rendered.matches("key times must increase").count(),
+        1,
+        "{rendered}"
+    );
+    assert!(
+        rendered.starts_with("animation 'Rig|Walk_F' channel 0: accessor"),
+        "{rendered}"
+    );
+
+    let infinite = edit_glb(&glb, |json| {
+        json["nodes"][2]["translation"] = json!([1e39, 0.0, 0.0])
+    });
+    let skeleton = load_err(&infinite);
+    assert!(render_chain(&skeleton).contains("non-finite rest transform"));
+
+    let io = load_path(std::path::Path::new("/nonexistent/plantigrade/rig.glb")).unwrap_err();
+    assert_says_each_detail_once(&io);
+    assert!(render_chain(&io).starts_with("cannot access '/nonexistent/plantigrade/rig.glb': "));
+
+    // Details built from nested reasons: an event outside its clip names the event once.
+    let late =
+        edit_glb(
+            &glb,
+            |json| {
+                json["animations"][0]["extras"] =
+                    json!({"plantigrade": {"events": [{"name": "late", "time_s": 99.0}]}})
+            },
+        );
+    let metadata = load_err(&late);
+    assert_eq!(render_chain(&metadata).matches("'late'").count(), 1);
 }
