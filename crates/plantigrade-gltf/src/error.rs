@@ -41,7 +41,9 @@ pub enum GltfError {
 
     /// The file lists an extension in `extensionsRequired` that changes how nodes, skins,
     /// animations or buffers must be read, and this importer does not implement it
-    /// (e.g. `EXT_meshopt_compression`, `KHR_draco_mesh_compression`).
+    /// (e.g. `KHR_animation_pointer`). The mesh compression extensions
+    /// (`KHR_draco_mesh_compression`, `EXT_meshopt_compression`) are not refused here: see
+    /// [`GltfError::CompressedAnimationData`].
     #[error("the file requires the glTF extension '{name}', which is not supported")]
     UnsupportedExtension { name: String },
 
@@ -141,6 +143,20 @@ pub enum GltfError {
         animation: String,
         channel: usize,
         reason: String,
+    },
+
+    /// An animation channel needs an accessor whose data lies in a buffer view compressed
+    /// with `EXT_meshopt_compression` (listed in `extensionsRequired`), which this importer
+    /// does not decode. Compressed views used only by meshes are fine (see
+    /// [`crate::ImportedAsset::skipped_meshes`]); compressed animation data refuses the whole
+    /// file.
+    #[error("animation '{animation}' channel {channel} needs accessor {accessor}, whose buffer view {view} is compressed with '{extension}', which is not supported (only mesh data may be compressed)")]
+    CompressedAnimationData {
+        animation: String,
+        channel: usize,
+        accessor: usize,
+        view: usize,
+        extension: String,
     },
 
     /// The plantigrade metadata in an animation's `extras` is malformed.
@@ -258,6 +274,13 @@ mod tests {
                 channel: 2,
                 reason: s("targets node 500, which does not exist"),
             },
+            GltfError::CompressedAnimationData {
+                animation: s("Walk"),
+                channel: 0,
+                accessor: 6,
+                view: 4,
+                extension: s("EXT_meshopt_compression"),
+            },
             GltfError::BadMetadata {
                 animation: s("Walk"),
                 reason: s("events: event 'late' at 99 s lies outside the clip (0..1 s)"),
@@ -300,11 +323,12 @@ mod tests {
             GltfError::Skeleton(_) => 17,
             GltfError::BadAnimation { .. } => 18,
             GltfError::BadChannel { .. } => 19,
-            GltfError::BadMetadata { .. } => 20,
-            GltfError::TooLarge(_) => 21,
-            GltfError::ClipSkeletonMismatch { .. } => 22,
-            GltfError::NonInvertibleRest { .. } => 23,
-            GltfError::Serialize(_) => 24,
+            GltfError::CompressedAnimationData { .. } => 20,
+            GltfError::BadMetadata { .. } => 21,
+            GltfError::TooLarge(_) => 22,
+            GltfError::ClipSkeletonMismatch { .. } => 23,
+            GltfError::NonInvertibleRest { .. } => 24,
+            GltfError::Serialize(_) => 25,
         }
     }
 
@@ -327,7 +351,7 @@ mod tests {
         kinds.dedup();
         assert_eq!(
             kinds,
-            (0..=24).collect::<Vec<_>>(),
+            (0..=25).collect::<Vec<_>>(),
             "one error of each kind"
         );
         for error in &errors {

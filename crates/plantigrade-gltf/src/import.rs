@@ -9,6 +9,7 @@ use gltf::json::validation::Checked;
 use plantigrade::{Clip, ClipError, Interpolation, Joint, JointTracks, Skeleton, Track, Transform};
 
 use crate::buffers::{read_floats, Buffers, Components};
+use crate::compression::Compression;
 use crate::container;
 use crate::error::GltfError;
 use crate::metadata;
@@ -31,6 +32,22 @@ pub struct ImportedAsset {
     pub joint_nodes: Vec<usize>,
     /// Animation channels that were not imported, and why.
     pub skipped_channels: Vec<SkippedChannel>,
+    /// Meshes whose data exists only compressed with an extension this importer does not
+    /// decode. Meshes are never imported (they are the renderer's business); this lists the
+    /// ones a caller could not read elsewhere from this file without a decoder either.
+    pub skipped_meshes: Vec<SkippedMesh>,
+}
+
+/// A mesh whose data is compressed with an extension this importer does not decode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedMesh {
+    /// Index of the mesh in the file's `meshes` array.
+    pub mesh: usize,
+    /// The mesh's name, if it has one.
+    pub name: Option<String>,
+    /// The extension its data is compressed with: `KHR_draco_mesh_compression` or
+    /// `EXT_meshopt_compression`.
+    pub extension: String,
 }
 
 /// An animation channel left out of a clip.
@@ -72,8 +89,8 @@ pub fn load_path(path: &Path) -> Result<ImportedAsset, GltfError> {
 /// files; without it only GLB binary chunks and base64 `data:` URIs can be read.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset, GltfError> {
     let container = container::split(bytes)?;
-    let root = container::parse_json(container.json)?;
-    let buffers = Buffers::load(&root, container.bin, base_dir)?;
+    let (root, compression) = container::parse_json(container.json)?;
+    let buffers = Buffers::load(&root, container.bin, base_dir, &compression)?;
     let tree = NodeTree::new(&root)?;
     let rig = build_rig(&root, &tree)?;
 
@@ -90,11 +107,15 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset
     }
     let mut skipped_channels = Vec::new();
     let mut clips = Vec::with_capacity(root.animations.len());
+    let file = File {
+        root: &root,
+        buffers: &buffers,
+        compression: &compression,
+        rig: &rig,
+    };
     for (index, animation) in root.animations.iter().enumerate() {
         clips.push(import_animation(
-            &root,
-            &buffers,
-            &rig,
+            &file,
             index,
             animation,
             &mut skipped_channels,
@@ -105,7 +126,23 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset
         clips,
         joint_nodes: rig.joint_nodes,
         skipped_channels,
+        skipped_meshes: compression.skipped_meshes().to_vec(),
     })
+}
+
+/// What importing one animation reads from.
+struct File<'f> {
+    root: &'f json::Root,
+    buffers: &'f Buffers<'f>,
+    compression: &'f Compression,
+    rig: &'f Rig,
+}
+
+fn animation_name(index: usize, animation: &json::Animation) -> String {
+    animation
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("animation_{index}"))
 }
 
 /// Parent of every node, checked to form a forest (one parent at most, no cycles).
@@ -441,17 +478,18 @@ fn map_keys<T: Copy>(
 }
 
 fn import_animation(
-    root: &json::Root,
-    buffers: &Buffers<'_>,
-    rig: &Rig,
+    file: &File<'_>,
     index: usize,
     animation: &json::Animation,
     skipped: &mut Vec<SkippedChannel>,
 ) -> Result<Clip, GltfError> {
-    let name = animation
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("animation_{index}"));
+    let File {
+        root,
+        buffers,
+        compression,
+        rig,
+    } = *file;
+    let name = animation_name(index, animation);
     let mut tracks = vec![JointTracks::default(); rig.skeleton.num_joints()];
 
     for (channel_index, channel) in animation.channels.iter().enumerate() {
@@ -512,6 +550,17 @@ fn import_animation(
         };
         let input = sampler.input.value();
         let output = sampler.output.value();
+        for accessor in [input, output] {
+            if let Some((view, extension)) = compression.compressed_view_of(root, accessor) {
+                return Err(GltfError::CompressedAnimationData {
+                    animation: name.clone(),
+                    channel: channel_index,
+                    accessor,
+                    view,
+                    extension: extension.into(),
+                });
+            }
+        }
         let times_s = read_floats(root, buffers, input, 1, Components::Float)?;
         let bad_track = |source: ClipError| GltfError::BadAnimation {
             animation: name.clone(),

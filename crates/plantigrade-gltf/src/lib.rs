@@ -8,6 +8,16 @@
 //! with [`GltfError::UnsupportedUri`], and nothing is ever downloaded. Meshes, materials and
 //! images are the renderer's business and are not read.
 //!
+//! - **Compressed meshes.** Files that require `KHR_draco_mesh_compression` or
+//!   `EXT_meshopt_compression` load, since the skeleton and clips do not need the meshes;
+//!   the meshes whose data exists only compressed are listed in
+//!   [`ImportedAsset::skipped_meshes`]. Meshopt can also compress animation data: an
+//!   animation channel whose accessor lies in a compressed buffer view refuses the file with
+//!   [`GltfError::CompressedAnimationData`] (naming the extension, animation, channel,
+//!   accessor and view). The skeleton is read from nodes only, so it never needs a buffer.
+//!   Other extensions that change how nodes, skins, animations or buffers are read refuse
+//!   the file with [`GltfError::UnsupportedExtension`].
+//!
 //! - **Skeleton.** The joints of *all* skins, each node once even when skins share joints
 //!   (nodes lying between two joints become joints too). Without a skin, every node of the
 //!   default scene. Joints keep the skins' order, except that a joint listed before its
@@ -73,6 +83,7 @@
 //! in `extras` are ignored.
 
 mod buffers;
+mod compression;
 mod container;
 mod error;
 mod export;
@@ -81,4 +92,4 @@ mod metadata;
 
 pub use error::GltfError;
 pub use export::{export_glb, export_glb_to_path};
-pub use import::{load_path, load_slice, ImportedAsset, SkipReason, SkippedChannel};
+pub use import::{load_path, load_slice, ImportedAsset, SkipReason, SkippedChannel, SkippedMesh};
