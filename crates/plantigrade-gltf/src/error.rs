@@ -149,7 +149,7 @@ pub enum GltfError {
     /// with `EXT_meshopt_compression` (listed in `extensionsRequired`), which this importer
     /// does not decode. Compressed views used only by meshes are fine (see
     /// [`crate::ImportedAsset::skipped_meshes`]); compressed animation data refuses the whole
-    /// file.
+    /// file, whatever [`crate::ImportOptions`] say.
     #[error("animation '{animation}' channel {channel} needs accessor {accessor}, whose buffer view {view} is compressed with '{extension}', which is not supported (only mesh data may be compressed)")]
     CompressedAnimationData {
         animation: String,

@@ -1,6 +1,7 @@
 //! Import: a skeleton from the file's skins (or node hierarchy) and one clip per animation.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use gltf::json;
@@ -18,6 +19,24 @@ use crate::metadata;
 /// 4 M, far above real assets, far below what would exhaust memory.
 const MAX_CLIP_JOINT_SLOTS: usize = 1 << 22;
 
+/// How [`load_path_with`] and [`load_slice_with`] treat what they cannot import.
+/// `ImportOptions::default()` is what [`load_path`] and [`load_slice`] use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// `false` (the default): an animation that cannot be imported is left out and listed in
+    /// [`ImportedAsset::skipped_clips`], and the other clips load. `true`: the first such
+    /// animation refuses the whole file with its error.
+    pub strict: bool,
+}
+
+impl ImportOptions {
+    /// These options with [`ImportOptions::strict`] set to `strict`.
+    pub fn with_strict(self, strict: bool) -> Self {
+        Self { strict, ..self }
+    }
+}
+
 /// What [`load_path`] and [`load_slice`] return: the skeleton, every animation as a clip, and
 /// what was left out.
 #[derive(Clone, Debug)]
@@ -25,17 +44,34 @@ pub struct ImportedAsset {
     /// The joints of every skin (parents before children), with node transforms above the
     /// root joints baked into them; see the crate docs.
     pub skeleton: Skeleton,
-    /// One clip per glTF animation, in file order, named exactly as in the file.
+    /// One clip per glTF animation that could be imported, in file order, named exactly as
+    /// in the file.
     pub clips: Vec<Clip>,
     /// The glTF node index of each skeleton joint (`joint_nodes[joint] = node`), to match the
     /// skeleton to the file's skins and meshes.
     pub joint_nodes: Vec<usize>,
-    /// Animation channels that were not imported, and why.
+    /// Animation channels that were not imported, and why (channels of skipped clips are not
+    /// listed here).
     pub skipped_channels: Vec<SkippedChannel>,
+    /// Animations that could not be imported, in file order, each with its error (only when
+    /// [`ImportOptions::strict`] is off; otherwise the first one refuses the file).
+    pub skipped_clips: Vec<SkippedClip>,
     /// Meshes whose data exists only compressed with an extension this importer does not
     /// decode. Meshes are never imported (they are the renderer's business); this lists the
-    /// ones a caller could not read elsewhere from this file without a decoder either.
+    /// ones whose data only a decoder for that extension can read.
     pub skipped_meshes: Vec<SkippedMesh>,
+}
+
+/// An animation left out of [`ImportedAsset::clips`].
+#[derive(Clone, Debug)]
+pub struct SkippedClip {
+    /// Index of the animation in the file's `animations` array.
+    pub animation: usize,
+    /// The name the clip would have had (the animation's name, or `animation_{index}`).
+    pub name: String,
+    /// Why it could not be imported. Print it with its [`source`](std::error::Error::source)
+    /// chain (e.g. anyhow's `{:#}`) for the whole reason.
+    pub error: Arc<GltfError>,
 }
 
 /// A mesh whose data is compressed with an extension this importer does not decode.
@@ -76,18 +112,35 @@ pub enum SkipReason {
 }
 
 /// Loads a `.glb` or `.gltf` file. External buffers of a `.gltf` are read from files beside
-/// it; nothing is downloaded.
+/// it; nothing is downloaded. An animation that cannot be imported is left out and listed in
+/// [`ImportedAsset::skipped_clips`]; see [`load_path_with`] to refuse the file instead.
 pub fn load_path(path: &Path) -> Result<ImportedAsset, GltfError> {
+    load_path_with(path, ImportOptions::default())
+}
+
+/// [`load_path`] with options.
+pub fn load_path_with(path: &Path, options: ImportOptions) -> Result<ImportedAsset, GltfError> {
     let bytes = std::fs::read(path).map_err(|source| GltfError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    load_slice(&bytes, path.parent())
+    load_slice_with(&bytes, path.parent(), options)
 }
 
 /// Loads a `.glb` or `.gltf` held in memory. `base_dir` resolves buffer URIs that name
-/// files; without it only GLB binary chunks and base64 `data:` URIs can be read.
+/// files; without it only GLB binary chunks and base64 `data:` URIs can be read. An
+/// animation that cannot be imported is left out and listed in
+/// [`ImportedAsset::skipped_clips`]; see [`load_slice_with`] to refuse the file instead.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset, GltfError> {
+    load_slice_with(bytes, base_dir, ImportOptions::default())
+}
+
+/// [`load_slice`] with options.
+pub fn load_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    options: ImportOptions,
+) -> Result<ImportedAsset, GltfError> {
     let container = container::split(bytes)?;
     let (root, compression) = container::parse_json(container.json)?;
     let buffers = Buffers::load(&root, container.bin, base_dir, &compression)?;
@@ -106,6 +159,7 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset
         )));
     }
     let mut skipped_channels = Vec::new();
+    let mut skipped_clips = Vec::new();
     let mut clips = Vec::with_capacity(root.animations.len());
     let file = File {
         root: &root,
@@ -114,18 +168,28 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset
         rig: &rig,
     };
     for (index, animation) in root.animations.iter().enumerate() {
-        clips.push(import_animation(
-            &file,
-            index,
-            animation,
-            &mut skipped_channels,
-        )?);
+        let mut clip_skipped_channels = Vec::new();
+        match import_animation(&file, index, animation, &mut clip_skipped_channels) {
+            Ok(clip) => {
+                clips.push(clip);
+                skipped_channels.append(&mut clip_skipped_channels);
+            }
+            // Compressed animation data is an unsupported file, not one bad clip.
+            Err(error @ GltfError::CompressedAnimationData { .. }) => return Err(error),
+            Err(error) if options.strict => return Err(error),
+            Err(error) => skipped_clips.push(SkippedClip {
+                animation: index,
+                name: animation_name(index, animation),
+                error: Arc::new(error),
+            }),
+        }
     }
     Ok(ImportedAsset {
         skeleton: rig.skeleton,
         clips,
         joint_nodes: rig.joint_nodes,
         skipped_channels,
+        skipped_clips,
         skipped_meshes: compression.skipped_meshes().to_vec(),
     })
 }

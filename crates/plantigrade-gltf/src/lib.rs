@@ -1,7 +1,7 @@
 //! glTF 2.0 import of skeletons and clips for plantigrade (SPEC ANIM-4, ROB-2), and `.glb`
 //! export of a skeleton with its clips (the built-in mannequin, ANIM-5).
 //!
-//! # Import ([`load_path`], [`load_slice`])
+//! # Import ([`load_path`], [`load_slice`], their `_with` forms and [`ImportOptions`])
 //!
 //! Reads `.glb` and `.gltf`. Buffers come from the GLB binary chunk, base64 `data:` URIs, or
 //! files relative to the `.gltf`; any other URI (`http:`, `file:`, absolute paths) is refused
@@ -43,6 +43,11 @@
 //!   skipped and listed in [`ImportedAsset::skipped_channels`]. Duration is the last key time
 //!   over the clip's channels and clips loop, unless the plantigrade metadata below says
 //!   otherwise.
+//! - **One bad clip does not block the others.** An animation that cannot be imported (keys
+//!   out of order, an accessor of the wrong kind, bad metadata …) is left out and listed
+//!   with its error in [`ImportedAsset::skipped_clips`]. With
+//!   [`ImportOptions::strict`] ([`load_path_with`], [`load_slice_with`]) the first such
+//!   animation refuses the whole file instead.
 //! - **Errors, never panics.** Every length the file declares is checked against the bytes
 //!   present before anything is read; malformed or unsupported input gives a [`GltfError`]
 //!   naming the buffer, accessor, node or channel at fault. An error that wraps another
@@ -92,4 +97,7 @@ mod metadata;
 
 pub use error::GltfError;
 pub use export::{export_glb, export_glb_to_path};
-pub use import::{load_path, load_slice, ImportedAsset, SkipReason, SkippedChannel, SkippedMesh};
+pub use import::{
+    load_path, load_path_with, load_slice, load_slice_with, ImportOptions, ImportedAsset,
+    SkipReason, SkippedChannel, SkippedClip, SkippedMesh,
+};

@@ -3,7 +3,9 @@
 mod common;
 
 use plantigrade::ClipError;
-use plantigrade_gltf::{export_glb, load_path, load_slice, GltfError};
+use plantigrade_gltf::{
+    export_glb, load_path, load_slice, load_slice_with, GltfError, ImportOptions,
+};
 use serde_json::{json, Value};
 
 use common::*;
@@ -13,8 +15,9 @@ fn sample_glb() -> Vec<u8> {
     export_glb(&skeleton, &synthetic_clips(&skeleton)).unwrap()
 }
 
+/// Loads in strict mode, so that one bad clip refuses the file and its error is returned.
 fn load_err(bytes: &[u8]) -> GltfError {
-    match load_slice(bytes, None) {
+    match load_slice_with(bytes, None, ImportOptions::default().with_strict(true)) {
         Ok(asset) => panic!(
             "expected an error, loaded {} joints",
             asset.skeleton.num_joints()
