@@ -10,28 +10,37 @@ use gltf::json;
 use gltf::json::accessor::{ComponentType, Type};
 use gltf::json::validation::Checked;
 
+use crate::compression::Compression;
 use crate::error::GltfError;
 
 /// Most elements one accessor may hold (16 M): a guard against files that declare counts
 /// needing gigabytes.
 const MAX_ACCESSOR_ELEMENTS: u64 = 1 << 24;
 
-/// The data of every buffer of a file, each cut to its declared `byteLength`.
+/// The data of every buffer of a file, each cut to its declared `byteLength`; `None` for a
+/// meshopt fallback buffer that is not loaded.
 pub(crate) struct Buffers<'a> {
-    data: Vec<Cow<'a, [u8]>>,
+    data: Vec<Option<Cow<'a, [u8]>>>,
 }
 
 impl<'a> Buffers<'a> {
     /// Resolves every buffer: buffer 0 without a `uri` is the GLB binary chunk; `data:` URIs
     /// are decoded; other URIs are files relative to `base_dir`. Anything with a scheme
-    /// (`http:`, `file:` …) is refused.
+    /// (`http:`, `file:` …) is refused. Meshopt fallback buffers of a file that requires
+    /// meshopt are not loaded (they may hold no data); reading one is a
+    /// [`GltfError::MissingBuffer`].
     pub(crate) fn load(
         root: &json::Root,
         bin: Option<&'a [u8]>,
         base_dir: Option<&Path>,
+        compression: &Compression,
     ) -> Result<Self, GltfError> {
         let mut data = Vec::with_capacity(root.buffers.len());
         for (index, buffer) in root.buffers.iter().enumerate() {
+            if compression.skips_buffer(index) {
+                data.push(None);
+                continue;
+            }
             let bytes: Cow<'a, [u8]> = match &buffer.uri {
                 None => match (index, bin) {
                     (0, Some(bin)) => Cow::Borrowed(bin),
@@ -50,19 +59,19 @@ impl<'a> Buffers<'a> {
             }
             // `needed <= got`, which is a usize.
             let needed = needed as usize;
-            data.push(match bytes {
+            data.push(Some(match bytes {
                 Cow::Borrowed(b) => Cow::Borrowed(&b[..needed]),
                 Cow::Owned(mut v) => {
                     v.truncate(needed);
                     Cow::Owned(v)
                 }
-            });
+            }));
         }
         Ok(Self { data })
     }
 
     fn get(&self, index: usize) -> Option<&[u8]> {
-        self.data.get(index).map(|d| &d[..])
+        self.data.get(index).and_then(|d| d.as_deref())
     }
 }
 

@@ -3,6 +3,7 @@
 
 use gltf::json;
 
+use crate::compression::{self, Compression};
 use crate::error::GltfError;
 
 const GLB_MAGIC: &[u8; 4] = b"glTF";
@@ -98,21 +99,26 @@ fn split_glb(bytes: &[u8]) -> Result<Container<'_>, GltfError> {
 
 /// Extensions that may appear in `extensionsRequired` without changing how nodes, skins,
 /// animations or buffers are read (they concern materials, textures, lights, mesh data).
+/// The mesh compression extensions are among them: what they compress is found by
+/// [`Compression::read`], and animation data compressed with meshopt is refused where it is
+/// needed.
 fn extension_is_harmless(name: &str) -> bool {
     const PREFIXES: [&str; 3] = ["KHR_materials_", "KHR_texture_", "EXT_texture_"];
-    const NAMES: [&str; 4] = [
+    const NAMES: [&str; 6] = [
         "KHR_lights_punctual",
         "KHR_mesh_quantization",
         "MSFT_texture_dds",
         "EXT_mesh_gpu_instancing",
+        compression::DRACO,
+        compression::MESHOPT,
     ];
     PREFIXES.iter().any(|p| name.starts_with(p)) || NAMES.contains(&name)
 }
 
 /// Parses and validates the glTF JSON. Required extensions are checked first (a typed
 /// error), then the document is validated with the `gltf` crate (indices in range, enums
-/// known).
-pub(crate) fn parse_json(json_bytes: &[u8]) -> Result<json::Root, GltfError> {
+/// known). Also returns what the mesh compression extensions compress.
+pub(crate) fn parse_json(json_bytes: &[u8]) -> Result<(json::Root, Compression), GltfError> {
     let mut root: json::Root =
         serde_json::from_slice(json_bytes).map_err(|e| GltfError::Parse(format!("JSON: {e}")))?;
     if let Some(name) = root
@@ -122,27 +128,44 @@ pub(crate) fn parse_json(json_bytes: &[u8]) -> Result<json::Root, GltfError> {
     {
         return Err(GltfError::UnsupportedExtension { name: name.clone() });
     }
+    check_before_validation(&root)?;
+    let compression = Compression::read(&root, json_bytes)?;
     // The gltf crate refuses every required extension it does not implement itself, and
     // those left here do not concern what is imported.
     root.extensions_required.clear();
-    check_before_validation(&root)?;
-    let document = gltf::Document::from_json(root).map_err(|e| match e {
-        gltf::Error::Validation(errors) => {
-            let shown: Vec<String> = errors
-                .iter()
-                .take(8)
-                .map(|(path, error)| format!("{path}: {error}"))
-                .collect();
-            let more = errors.len().saturating_sub(shown.len());
-            let mut message = shown.join("; ");
-            if more > 0 {
-                message.push_str(&format!("; and {more} more"));
-            }
-            GltfError::Invalid(message)
+    validate(&root)?;
+    Ok((root, compression))
+}
+
+/// The `gltf` crate's validation (indices in range, enums known, required fields present),
+/// except that an accessor may have neither `bufferView` nor `sparse`: the spec reads it as
+/// zeros, and Draco-compressed primitives use such accessors (`gltf-json` 1.4 refuses them).
+fn validate(root: &json::Root) -> Result<(), GltfError> {
+    use json::validation::{Error, Validate};
+    let mut errors = Vec::new();
+    root.validate(root, json::Path::new, &mut |path, error| {
+        let path = path().to_string();
+        let accessor_without_data = matches!(error, Error::Missing)
+            && path.starts_with("accessors[")
+            && path.ends_with("].bufferView");
+        if !accessor_without_data {
+            errors.push((path, error));
         }
-        other => GltfError::Invalid(other.to_string()),
-    })?;
-    Ok(document.into_json())
+    });
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = errors
+        .iter()
+        .take(8)
+        .map(|(path, error)| format!("{path}: {error}"))
+        .collect();
+    let more = errors.len().saturating_sub(shown.len());
+    let mut message = shown.join("; ");
+    if more > 0 {
+        message.push_str(&format!("; and {more} more"));
+    }
+    Err(GltfError::Invalid(message))
 }
 
 /// Checks that `gltf-json` 1.4's validation would index without a bounds check: a mesh
@@ -218,14 +241,18 @@ mod tests {
 
     #[test]
     fn required_extensions_are_checked() {
-        let json =
-            br#"{"asset":{"version":"2.0"},"extensionsRequired":["EXT_meshopt_compression"]}"#;
+        let json = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_animation_pointer"]}"#;
         assert!(matches!(
             parse_json(json),
-            Err(GltfError::UnsupportedExtension { name }) if name == "EXT_meshopt_compression"
+            Err(GltfError::UnsupportedExtension { name }) if name == "KHR_animation_pointer"
         ));
-        let fine = br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_materials_unlit"]}"#;
-        assert!(parse_json(fine).is_ok());
+        for fine in [
+            &br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_materials_unlit"]}"#[..],
+            br#"{"asset":{"version":"2.0"},"extensionsRequired":["EXT_meshopt_compression"]}"#,
+            br#"{"asset":{"version":"2.0"},"extensionsRequired":["KHR_draco_mesh_compression"]}"#,
+        ] {
+            assert!(parse_json(fine).is_ok());
+        }
     }
 
     #[test]

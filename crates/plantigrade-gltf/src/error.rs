@@ -1,5 +1,9 @@
 //! The one error type of this crate: every way a file can be refused, named with the index of
 //! the glTF object at fault.
+//!
+//! A variant that wraps another error (`Io`, `Skeleton`, `BadAnimation`) returns it from
+//! [`std::error::Error::source`] and does not repeat it in its own message, so a report that
+//! prints the whole chain (anyhow's `{:#}`) says each detail once.
 
 use std::path::PathBuf;
 
@@ -12,8 +16,8 @@ use plantigrade::{ClipError, SkeletonError};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum GltfError {
-    /// A file could not be read or written.
-    #[error("cannot access '{path}': {source}")]
+    /// A file could not be read or written (the I/O error is the [`source`](std::error::Error::source)).
+    #[error("cannot access '{path}'")]
     Io {
         path: PathBuf,
         #[source]
@@ -37,7 +41,9 @@ pub enum GltfError {
 
     /// The file lists an extension in `extensionsRequired` that changes how nodes, skins,
     /// animations or buffers must be read, and this importer does not implement it
-    /// (e.g. `EXT_meshopt_compression`, `KHR_draco_mesh_compression`).
+    /// (e.g. `KHR_animation_pointer`). The mesh compression extensions
+    /// (`KHR_draco_mesh_compression`, `EXT_meshopt_compression`) are not refused here: see
+    /// [`GltfError::CompressedAnimationData`].
     #[error("the file requires the glTF extension '{name}', which is not supported")]
     UnsupportedExtension { name: String },
 
@@ -113,13 +119,15 @@ pub enum GltfError {
     #[error("the file has no skin and no nodes: nothing to build a skeleton from")]
     NoSkeleton,
 
-    /// The joints found do not make a valid [`plantigrade::Skeleton`].
-    #[error("skeleton: {0}")]
+    /// The joints found do not make a valid [`plantigrade::Skeleton`] (the reason is the
+    /// [`source`](std::error::Error::source)).
+    #[error("the joints do not make a valid skeleton")]
     Skeleton(#[from] SkeletonError),
 
     /// An animation channel whose keys do not make a valid track (times not increasing,
-    /// value count not matching the key count, non-finite values …).
-    #[error("animation '{animation}' channel {channel} (accessor {accessor}): {source}")]
+    /// value count not matching the key count, non-finite values …); the [`ClipError`] is the
+    /// [`source`](std::error::Error::source).
+    #[error("animation '{animation}' channel {channel}: accessor {accessor} does not make a valid track")]
     BadAnimation {
         animation: String,
         channel: usize,
@@ -135,6 +143,20 @@ pub enum GltfError {
         animation: String,
         channel: usize,
         reason: String,
+    },
+
+    /// An animation channel needs an accessor whose data lies in a buffer view compressed
+    /// with `EXT_meshopt_compression` (listed in `extensionsRequired`), which this importer
+    /// does not decode. Compressed views used only by meshes are fine (see
+    /// [`crate::ImportedAsset::skipped_meshes`]); compressed animation data refuses the whole
+    /// file, whatever [`crate::ImportOptions`] say.
+    #[error("animation '{animation}' channel {channel} needs accessor {accessor}, whose buffer view {view} is compressed with '{extension}', which is not supported (only mesh data may be compressed)")]
+    CompressedAnimationData {
+        animation: String,
+        channel: usize,
+        accessor: usize,
+        view: usize,
+        extension: String,
     },
 
     /// The plantigrade metadata in an animation's `extras` is malformed.
@@ -162,4 +184,213 @@ pub enum GltfError {
     /// Export: serialising the glTF JSON failed.
     #[error("writing the glTF JSON failed: {0}")]
     Serialize(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of every kind, with realistic details and sources.
+    fn one_of_each() -> Vec<GltfError> {
+        let s = String::from;
+        vec![
+            GltfError::Io {
+                path: PathBuf::from("rigs/hero.glb"),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "No such file"),
+            },
+            GltfError::Parse(s("JSON: EOF while parsing an object at line 1 column 30")),
+            GltfError::Truncated {
+                declared: 1200,
+                actual: 800,
+            },
+            GltfError::Invalid(s("animations[0].samplers[1].output: Index out of bounds")),
+            GltfError::UnsupportedExtension {
+                name: s("KHR_animation_pointer"),
+            },
+            GltfError::MissingBuffer { index: 1 },
+            GltfError::UnsupportedUri {
+                buffer: 0,
+                uri: s("https://example.com/rig.bin"),
+            },
+            GltfError::BadDataUri {
+                buffer: 0,
+                reason: s("Invalid symbol 64, offset 0."),
+            },
+            GltfError::NoBaseDirectory {
+                buffer: 0,
+                uri: s("rig.bin"),
+            },
+            GltfError::BufferTooShort {
+                buffer: 0,
+                needed: 64,
+                got: 3,
+            },
+            GltfError::BufferViewOutOfBounds {
+                view: 3,
+                buffer: 0,
+                start: 16,
+                end: 10_000_016,
+                buffer_length: 2048,
+            },
+            GltfError::AccessorOutOfBounds {
+                accessor: 7,
+                reason: s("sparse index 500 is past its 3 elements"),
+            },
+            GltfError::UnsupportedAccessor {
+                accessor: 7,
+                reason: s("expected VEC4, found VEC3"),
+            },
+            GltfError::UnsupportedNodeTransform {
+                node: 3,
+                name: s("leg"),
+                reason: s("its rotation is not a unit quaternion"),
+            },
+            GltfError::UnsupportedArmatureTransform {
+                node: 0,
+                name: s("Armature"),
+                reason: s("its scale [1.0, 2.0, 1.0] is not uniform"),
+            },
+            GltfError::BadHierarchy {
+                node: 4,
+                reason: s("is its own ancestor (the node hierarchy has a cycle)"),
+            },
+            GltfError::NoSkeleton,
+            GltfError::Skeleton(SkeletonError::NonFiniteRest {
+                joint: 2,
+                name: s("spine"),
+            }),
+            GltfError::BadAnimation {
+                animation: s("Walk"),
+                channel: 0,
+                accessor: 6,
+                source: ClipError::KeyTimesNotIncreasing {
+                    index: 1,
+                    time_s: 0.0,
+                    previous_s: 0.5,
+                },
+            },
+            GltfError::BadChannel {
+                animation: s("Walk"),
+                channel: 2,
+                reason: s("targets node 500, which does not exist"),
+            },
+            GltfError::CompressedAnimationData {
+                animation: s("Walk"),
+                channel: 0,
+                accessor: 6,
+                view: 4,
+                extension: s("EXT_meshopt_compression"),
+            },
+            GltfError::BadMetadata {
+                animation: s("Walk"),
+                reason: s("events: event 'late' at 99 s lies outside the clip (0..1 s)"),
+            },
+            GltfError::TooLarge(s("5000 animations over 1000 joints")),
+            GltfError::ClipSkeletonMismatch {
+                clip: s("Walk"),
+                tracks: 3,
+                joints: 5,
+            },
+            GltfError::NonInvertibleRest {
+                joint: 1,
+                name: s("hips"),
+            },
+            GltfError::Serialize(s("key must be a string")),
+        ]
+    }
+
+    /// The variant's position in the enum; exhaustive, so a new variant must be added here
+    /// (and to `one_of_each`).
+    fn kind(error: &GltfError) -> usize {
+        match error {
+            GltfError::Io { .. } => 0,
+            GltfError::Parse(_) => 1,
+            GltfError::Truncated { .. } => 2,
+            GltfError::Invalid(_) => 3,
+            GltfError::UnsupportedExtension { .. } => 4,
+            GltfError::MissingBuffer { .. } => 5,
+            GltfError::UnsupportedUri { .. } => 6,
+            GltfError::BadDataUri { .. } => 7,
+            GltfError::NoBaseDirectory { .. } => 8,
+            GltfError::BufferTooShort { .. } => 9,
+            GltfError::BufferViewOutOfBounds { .. } => 10,
+            GltfError::AccessorOutOfBounds { .. } => 11,
+            GltfError::UnsupportedAccessor { .. } => 12,
+            GltfError::UnsupportedNodeTransform { .. } => 13,
+            GltfError::UnsupportedArmatureTransform { .. } => 14,
+            GltfError::BadHierarchy { .. } => 15,
+            GltfError::NoSkeleton => 16,
+            GltfError::Skeleton(_) => 17,
+            GltfError::BadAnimation { .. } => 18,
+            GltfError::BadChannel { .. } => 19,
+            GltfError::CompressedAnimationData { .. } => 20,
+            GltfError::BadMetadata { .. } => 21,
+            GltfError::TooLarge(_) => 22,
+            GltfError::ClipSkeletonMismatch { .. } => 23,
+            GltfError::NonInvertibleRest { .. } => 24,
+            GltfError::Serialize(_) => 25,
+        }
+    }
+
+    /// Display plus the whole `source()` chain, as anyhow's `{:#}` prints it.
+    fn render_chain(error: &dyn std::error::Error) -> String {
+        let mut parts = vec![error.to_string()];
+        let mut source = error.source();
+        while let Some(e) = source {
+            parts.push(e.to_string());
+            source = e.source();
+        }
+        parts.join(": ")
+    }
+
+    #[test]
+    fn every_kind_of_error_says_each_detail_once() {
+        let errors = one_of_each();
+        let mut kinds: Vec<usize> = errors.iter().map(kind).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(
+            kinds,
+            (0..=25).collect::<Vec<_>>(),
+            "one error of each kind"
+        );
+        for error in &errors {
+            let rendered = render_chain(error);
+            let parts: Vec<&str> = rendered
+                .split(": ")
+                .map(str::trim)
+                .filter(|p| p.len() >= 8)
+                .collect();
+            for (i, a) in parts.iter().enumerate() {
+                for (j, b) in parts.iter().enumerate() {
+                    assert!(i == j || !b.contains(a), "'{a}' twice in: {rendered}");
+                }
+            }
+            let words: Vec<String> = rendered
+                .split_whitespace()
+                .map(|w| {
+                    w.trim_matches(|c: char| !c.is_alphanumeric())
+                        .to_lowercase()
+                })
+                .filter(|w| !w.is_empty())
+                .collect();
+            let mut seen = std::collections::HashSet::new();
+            for run in words.windows(4) {
+                assert!(
+                    seen.insert(run.join(" ")),
+                    "'{}' twice in: {rendered}",
+                    run.join(" ")
+                );
+            }
+        }
+        // The wrapped errors' details are in the chain, once.
+        let chain: Vec<String> = errors.iter().map(|e| render_chain(e)).collect();
+        assert_eq!(chain[0], "cannot access 'rigs/hero.glb': No such file");
+        assert!(chain[17].ends_with(": joint 2 ('spine') has a non-finite rest transform"));
+        assert_eq!(
+            chain[18],
+            "animation 'Walk' channel 0: accessor 6 does not make a valid track: \
+             key times must increase: key 1 at 0 s comes after 0.5 s"
+        );
+    }
 }

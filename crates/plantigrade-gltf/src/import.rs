@@ -1,6 +1,7 @@
 //! Import: a skeleton from the file's skins (or node hierarchy) and one clip per animation.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use gltf::json;
@@ -9,6 +10,7 @@ use gltf::json::validation::Checked;
 use plantigrade::{Clip, ClipError, Interpolation, Joint, JointTracks, Skeleton, Track, Transform};
 
 use crate::buffers::{read_floats, Buffers, Components};
+use crate::compression::Compression;
 use crate::container;
 use crate::error::GltfError;
 use crate::metadata;
@@ -17,6 +19,24 @@ use crate::metadata;
 /// 4 M, far above real assets, far below what would exhaust memory.
 const MAX_CLIP_JOINT_SLOTS: usize = 1 << 22;
 
+/// How [`load_path_with`] and [`load_slice_with`] treat what they cannot import.
+/// `ImportOptions::default()` is what [`load_path`] and [`load_slice`] use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ImportOptions {
+    /// `false` (the default): an animation that cannot be imported is left out and listed in
+    /// [`ImportedAsset::skipped_clips`], and the other clips load. `true`: the first such
+    /// animation refuses the whole file with its error.
+    pub strict: bool,
+}
+
+impl ImportOptions {
+    /// These options with [`ImportOptions::strict`] set to `strict`.
+    pub fn with_strict(self, strict: bool) -> Self {
+        Self { strict, ..self }
+    }
+}
+
 /// What [`load_path`] and [`load_slice`] return: the skeleton, every animation as a clip, and
 /// what was left out.
 #[derive(Clone, Debug)]
@@ -24,13 +44,46 @@ pub struct ImportedAsset {
     /// The joints of every skin (parents before children), with node transforms above the
     /// root joints baked into them; see the crate docs.
     pub skeleton: Skeleton,
-    /// One clip per glTF animation, in file order, named exactly as in the file.
+    /// One clip per glTF animation that could be imported, in file order, named exactly as
+    /// in the file.
     pub clips: Vec<Clip>,
     /// The glTF node index of each skeleton joint (`joint_nodes[joint] = node`), to match the
     /// skeleton to the file's skins and meshes.
     pub joint_nodes: Vec<usize>,
-    /// Animation channels that were not imported, and why.
+    /// Animation channels that were not imported, and why (channels of skipped clips are not
+    /// listed here).
     pub skipped_channels: Vec<SkippedChannel>,
+    /// Animations that could not be imported, in file order, each with its error (only when
+    /// [`ImportOptions::strict`] is off; otherwise the first one refuses the file).
+    pub skipped_clips: Vec<SkippedClip>,
+    /// Meshes whose data exists only compressed with an extension this importer does not
+    /// decode. Meshes are never imported (they are the renderer's business); this lists the
+    /// ones whose data only a decoder for that extension can read.
+    pub skipped_meshes: Vec<SkippedMesh>,
+}
+
+/// An animation left out of [`ImportedAsset::clips`].
+#[derive(Clone, Debug)]
+pub struct SkippedClip {
+    /// Index of the animation in the file's `animations` array.
+    pub animation: usize,
+    /// The name the clip would have had (the animation's name, or `animation_{index}`).
+    pub name: String,
+    /// Why it could not be imported. Print it with its [`source`](std::error::Error::source)
+    /// chain (e.g. anyhow's `{:#}`) for the whole reason.
+    pub error: Arc<GltfError>,
+}
+
+/// A mesh whose data is compressed with an extension this importer does not decode.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedMesh {
+    /// Index of the mesh in the file's `meshes` array.
+    pub mesh: usize,
+    /// The mesh's name, if it has one.
+    pub name: Option<String>,
+    /// The extension its data is compressed with: `KHR_draco_mesh_compression` or
+    /// `EXT_meshopt_compression`.
+    pub extension: String,
 }
 
 /// An animation channel left out of a clip.
@@ -59,21 +112,38 @@ pub enum SkipReason {
 }
 
 /// Loads a `.glb` or `.gltf` file. External buffers of a `.gltf` are read from files beside
-/// it; nothing is downloaded.
+/// it; nothing is downloaded. An animation that cannot be imported is left out and listed in
+/// [`ImportedAsset::skipped_clips`]; see [`load_path_with`] to refuse the file instead.
 pub fn load_path(path: &Path) -> Result<ImportedAsset, GltfError> {
+    load_path_with(path, ImportOptions::default())
+}
+
+/// [`load_path`] with options.
+pub fn load_path_with(path: &Path, options: ImportOptions) -> Result<ImportedAsset, GltfError> {
     let bytes = std::fs::read(path).map_err(|source| GltfError::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    load_slice(&bytes, path.parent())
+    load_slice_with(&bytes, path.parent(), options)
 }
 
 /// Loads a `.glb` or `.gltf` held in memory. `base_dir` resolves buffer URIs that name
-/// files; without it only GLB binary chunks and base64 `data:` URIs can be read.
+/// files; without it only GLB binary chunks and base64 `data:` URIs can be read. An
+/// animation that cannot be imported is left out and listed in
+/// [`ImportedAsset::skipped_clips`]; see [`load_slice_with`] to refuse the file instead.
 pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset, GltfError> {
+    load_slice_with(bytes, base_dir, ImportOptions::default())
+}
+
+/// [`load_slice`] with options.
+pub fn load_slice_with(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    options: ImportOptions,
+) -> Result<ImportedAsset, GltfError> {
     let container = container::split(bytes)?;
-    let root = container::parse_json(container.json)?;
-    let buffers = Buffers::load(&root, container.bin, base_dir)?;
+    let (root, compression) = container::parse_json(container.json)?;
+    let buffers = Buffers::load(&root, container.bin, base_dir, &compression)?;
     let tree = NodeTree::new(&root)?;
     let rig = build_rig(&root, &tree)?;
 
@@ -89,23 +159,54 @@ pub fn load_slice(bytes: &[u8], base_dir: Option<&Path>) -> Result<ImportedAsset
         )));
     }
     let mut skipped_channels = Vec::new();
+    let mut skipped_clips = Vec::new();
     let mut clips = Vec::with_capacity(root.animations.len());
+    let file = File {
+        root: &root,
+        buffers: &buffers,
+        compression: &compression,
+        rig: &rig,
+    };
     for (index, animation) in root.animations.iter().enumerate() {
-        clips.push(import_animation(
-            &root,
-            &buffers,
-            &rig,
-            index,
-            animation,
-            &mut skipped_channels,
-        )?);
+        let mut clip_skipped_channels = Vec::new();
+        match import_animation(&file, index, animation, &mut clip_skipped_channels) {
+            Ok(clip) => {
+                clips.push(clip);
+                skipped_channels.append(&mut clip_skipped_channels);
+            }
+            // Compressed animation data is an unsupported file, not one bad clip.
+            Err(error @ GltfError::CompressedAnimationData { .. }) => return Err(error),
+            Err(error) if options.strict => return Err(error),
+            Err(error) => skipped_clips.push(SkippedClip {
+                animation: index,
+                name: animation_name(index, animation),
+                error: Arc::new(error),
+            }),
+        }
     }
     Ok(ImportedAsset {
         skeleton: rig.skeleton,
         clips,
         joint_nodes: rig.joint_nodes,
         skipped_channels,
+        skipped_clips,
+        skipped_meshes: compression.skipped_meshes().to_vec(),
     })
+}
+
+/// What importing one animation reads from.
+struct File<'f> {
+    root: &'f json::Root,
+    buffers: &'f Buffers<'f>,
+    compression: &'f Compression,
+    rig: &'f Rig,
+}
+
+fn animation_name(index: usize, animation: &json::Animation) -> String {
+    animation
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("animation_{index}"))
 }
 
 /// Parent of every node, checked to form a forest (one parent at most, no cycles).
@@ -441,17 +542,18 @@ fn map_keys<T: Copy>(
 }
 
 fn import_animation(
-    root: &json::Root,
-    buffers: &Buffers<'_>,
-    rig: &Rig,
+    file: &File<'_>,
     index: usize,
     animation: &json::Animation,
     skipped: &mut Vec<SkippedChannel>,
 ) -> Result<Clip, GltfError> {
-    let name = animation
-        .name
-        .clone()
-        .unwrap_or_else(|| format!("animation_{index}"));
+    let File {
+        root,
+        buffers,
+        compression,
+        rig,
+    } = *file;
+    let name = animation_name(index, animation);
     let mut tracks = vec![JointTracks::default(); rig.skeleton.num_joints()];
 
     for (channel_index, channel) in animation.channels.iter().enumerate() {
@@ -512,6 +614,17 @@ fn import_animation(
         };
         let input = sampler.input.value();
         let output = sampler.output.value();
+        for accessor in [input, output] {
+            if let Some((view, extension)) = compression.compressed_view_of(root, accessor) {
+                return Err(GltfError::CompressedAnimationData {
+                    animation: name.clone(),
+                    channel: channel_index,
+                    accessor,
+                    view,
+                    extension: extension.into(),
+                });
+            }
+        }
         let times_s = read_floats(root, buffers, input, 1, Components::Float)?;
         let bad_track = |source: ClipError| GltfError::BadAnimation {
             animation: name.clone(),

@@ -1,12 +1,22 @@
 //! glTF 2.0 import of skeletons and clips for plantigrade (SPEC ANIM-4, ROB-2), and `.glb`
 //! export of a skeleton with its clips (the built-in mannequin, ANIM-5).
 //!
-//! # Import ([`load_path`], [`load_slice`])
+//! # Import ([`load_path`], [`load_slice`], their `_with` forms and [`ImportOptions`])
 //!
 //! Reads `.glb` and `.gltf`. Buffers come from the GLB binary chunk, base64 `data:` URIs, or
 //! files relative to the `.gltf`; any other URI (`http:`, `file:`, absolute paths) is refused
 //! with [`GltfError::UnsupportedUri`], and nothing is ever downloaded. Meshes, materials and
 //! images are the renderer's business and are not read.
+//!
+//! - **Compressed meshes.** Files that require `KHR_draco_mesh_compression` or
+//!   `EXT_meshopt_compression` load, since the skeleton and clips do not need the meshes;
+//!   the meshes whose data exists only compressed are listed in
+//!   [`ImportedAsset::skipped_meshes`]. Meshopt can also compress animation data: an
+//!   animation channel whose accessor lies in a compressed buffer view refuses the file with
+//!   [`GltfError::CompressedAnimationData`] (naming the extension, animation, channel,
+//!   accessor and view). The skeleton is read from nodes only, so it never needs a buffer.
+//!   Other extensions that change how nodes, skins, animations or buffers are read refuse
+//!   the file with [`GltfError::UnsupportedExtension`].
 //!
 //! - **Skeleton.** The joints of *all* skins, each node once even when skins share joints
 //!   (nodes lying between two joints become joints too). Without a skin, every node of the
@@ -33,9 +43,16 @@
 //!   skipped and listed in [`ImportedAsset::skipped_channels`]. Duration is the last key time
 //!   over the clip's channels and clips loop, unless the plantigrade metadata below says
 //!   otherwise.
+//! - **One bad clip does not block the others.** An animation that cannot be imported (keys
+//!   out of order, an accessor of the wrong kind, bad metadata …) is left out and listed
+//!   with its error in [`ImportedAsset::skipped_clips`]. With
+//!   [`ImportOptions::strict`] ([`load_path_with`], [`load_slice_with`]) the first such
+//!   animation refuses the whole file instead.
 //! - **Errors, never panics.** Every length the file declares is checked against the bytes
 //!   present before anything is read; malformed or unsupported input gives a [`GltfError`]
-//!   naming the buffer, accessor, node or channel at fault.
+//!   naming the buffer, accessor, node or channel at fault. An error that wraps another
+//!   returns it as its [`source`](std::error::Error::source) and does not repeat it, so print
+//!   the chain (anyhow's `{:#}`) for the whole message.
 //!
 //! # Export ([`export_glb`], [`export_glb_to_path`])
 //!
@@ -71,6 +88,7 @@
 //! in `extras` are ignored.
 
 mod buffers;
+mod compression;
 mod container;
 mod error;
 mod export;
@@ -79,4 +97,7 @@ mod metadata;
 
 pub use error::GltfError;
 pub use export::{export_glb, export_glb_to_path};
-pub use import::{load_path, load_slice, ImportedAsset, SkipReason, SkippedChannel};
+pub use import::{
+    load_path, load_path_with, load_slice, load_slice_with, ImportOptions, ImportedAsset,
+    SkipReason, SkippedChannel, SkippedClip, SkippedMesh,
+};

@@ -148,7 +148,8 @@ impl ClipMetadata {
         for event in &self.events {
             clip = clip
                 .with_event(event.name.clone(), event.time_s as f32)
-                .map_err(|e| describe(&format!("event '{}'", event.name), e))?;
+                // The error names the event already.
+                .map_err(|e| describe("events", e))?;
         }
         Ok(clip)
     }

@@ -3,7 +3,9 @@
 mod common;
 
 use plantigrade::ClipError;
-use plantigrade_gltf::{export_glb, load_path, load_slice, GltfError};
+use plantigrade_gltf::{
+    export_glb, load_path, load_slice, load_slice_with, GltfError, ImportOptions,
+};
 use serde_json::{json, Value};
 
 use common::*;
@@ -13,15 +15,17 @@ fn sample_glb() -> Vec<u8> {
     export_glb(&skeleton, &synthetic_clips(&skeleton)).unwrap()
 }
 
+/// Loads in strict mode, so that one bad clip refuses the file and its error is returned.
 fn load_err(bytes: &[u8]) -> GltfError {
-    match load_slice(bytes, None) {
+    match load_slice_with(bytes, None, ImportOptions::default().with_strict(true)) {
         Ok(asset) => panic!(
             "expected an error, loaded {} joints",
             asset.skeleton.num_joints()
         ),
         Err(e) => {
-            // Every error renders a message.
+            // Every error renders a message, and says each detail once.
             assert!(!e.to_string().is_empty());
+            assert_says_each_detail_once(&e);
             e
         }
     }
@@ -265,11 +269,7 @@ fn buffer_shorter_than_declared() {
 #[test]
 fn unsupported_required_extensions_are_named() {
     let glb = sample_glb();
-    for name in [
-        "EXT_meshopt_compression",
-        "KHR_draco_mesh_compression",
-        "KHR_animation_pointer",
-    ] {
+    for name in ["KHR_animation_pointer", "KHR_some_future_extension"] {
         let edited = edit_glb(&glb, |json| {
             json["extensionsUsed"] = json!([name]);
             json["extensionsRequired"] = json!([name]);
@@ -278,6 +278,17 @@ fn unsupported_required_extensions_are_named() {
             matches!(load_err(&edited), GltfError::UnsupportedExtension { name: n } if n == name),
             "{name}"
         );
+    }
+    // Mesh compression does not stop the import (tests/partial_import.rs compresses data);
+    // required but unused, nothing is skipped.
+    for name in ["EXT_meshopt_compression", "KHR_draco_mesh_compression"] {
+        let edited = edit_glb(&glb, |json| {
+            json["extensionsUsed"] = json!([name]);
+            json["extensionsRequired"] = json!([name]);
+        });
+        let asset = load_slice(&edited, None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(asset.clips.len(), 4, "{name}");
+        assert!(asset.skipped_meshes.is_empty(), "{name}");
     }
     // Extensions about materials or textures do not stop the import.
     let fine = edit_glb(&glb, |json| {
@@ -551,4 +562,48 @@ fn bad_metadata_is_reported() {
         });
         assert!(load_slice(&edited, None).is_ok(), "{extras}");
     }
+}
+
+#[test]
+fn errors_say_each_detail_once_through_their_source_chain() {
+    let glb = sample_glb();
+    // Wrapped sources: a ClipError, a SkeletonError, an io::Error.
+    let (json, mut bin) = split_glb(&glb);
+    let input = sampler_accessor(&json, 0, 0, "input");
+    let at = accessor_offset(&json, input);
+    bin[at + 4..at + 8].copy_from_slice(&0.0f32.to_le_bytes());
+    let keys = load_err(&make_glb(&json, Some(&bin)));
+    assert!(matches!(keys, GltfError::BadAnimation { .. }));
+    let rendered = render_chain(&keys);
+    assert_eq!(
+        rendered.matches("key times must increase").count(),
+        1,
+        "{rendered}"
+    );
+    assert!(
+        rendered.starts_with("animation 'Rig|Walk_F' channel 0: accessor"),
+        "{rendered}"
+    );
+
+    let infinite = edit_glb(&glb, |json| {
+        json["nodes"][2]["translation"] = json!([1e39, 0.0, 0.0])
+    });
+    let skeleton = load_err(&infinite);
+    assert!(render_chain(&skeleton).contains("non-finite rest transform"));
+
+    let io = load_path(std::path::Path::new("/nonexistent/plantigrade/rig.glb")).unwrap_err();
+    assert_says_each_detail_once(&io);
+    assert!(render_chain(&io).starts_with("cannot access '/nonexistent/plantigrade/rig.glb': "));
+
+    // Details built from nested reasons: an event outside its clip names the event once.
+    let late =
+        edit_glb(
+            &glb,
+            |json| {
+                json["animations"][0]["extras"] =
+                    json!({"plantigrade": {"events": [{"name": "late", "time_s": 99.0}]}})
+            },
+        );
+    let metadata = load_err(&late);
+    assert_eq!(render_chain(&metadata).matches("'late'").count(), 1);
 }

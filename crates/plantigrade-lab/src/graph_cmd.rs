@@ -25,6 +25,7 @@ pub fn run(file: Option<&Path>, clips_file: Option<&Path>) -> anyhow::Result<boo
         Some(path) => {
             let asset = plantigrade_gltf::load_path(path)
                 .with_context(|| format!("loading {}", path.display()))?;
+            crate::inspect::print_skipped(&asset);
             (asset.skeleton, asset.clips, path.display().to_string())
         }
         None => {

@@ -6,6 +6,7 @@ use anyhow::Context;
 use plantigrade::bone_map::{HumanoidMap, Side};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::{Clip, Skeleton};
+use plantigrade_gltf::ImportedAsset;
 
 /// Prints the built-in mannequin, or writes it as a .glb.
 pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
@@ -32,7 +33,47 @@ pub fn inspect(file: &Path) -> anyhow::Result<bool> {
         plantigrade_gltf::load_path(file).with_context(|| format!("loading {}", file.display()))?;
     println!("{}", file.display());
     print_asset(&asset.skeleton, &asset.clips);
+    print_skipped(&asset);
     Ok(true)
+}
+
+/// What the import left out: animations that could not be imported, each with its whole
+/// reason, and meshes stored with a compression this importer does not decode.
+pub(crate) fn print_skipped(asset: &ImportedAsset) {
+    if !asset.skipped_clips.is_empty() {
+        println!("\nskipped clips: {}", asset.skipped_clips.len());
+        for skipped in &asset.skipped_clips {
+            let reason = error_chain(&*skipped.error);
+            // Most reasons name their animation already.
+            if reason.contains(&format!("'{}'", skipped.name)) {
+                println!("  {reason}");
+            } else {
+                println!("  '{}': {reason}", skipped.name);
+            }
+        }
+    }
+    if !asset.skipped_meshes.is_empty() {
+        println!(
+            "\nskipped meshes (compressed; not needed for the skeleton and clips): {}",
+            asset.skipped_meshes.len()
+        );
+        for mesh in &asset.skipped_meshes {
+            let name = mesh.name.as_deref().unwrap_or("(unnamed)");
+            println!("  mesh {} '{name}': {}", mesh.mesh, mesh.extension);
+        }
+    }
+}
+
+/// An error and its sources, as anyhow's `{:#}` prints them.
+fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
 }
 
 fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {

@@ -425,3 +425,222 @@ fn assert_samples_same(skeleton: &Skeleton, want: &Clip, got_skeleton: &Skeleton
         }
     }
 }
+
+/// `error` and its whole `source()` chain, joined with ": " as anyhow prints with `{:#}`.
+pub fn render_chain(error: &dyn std::error::Error) -> String {
+    let mut parts = vec![error.to_string()];
+    let mut source = error.source();
+    while let Some(e) = source {
+        parts.push(e.to_string());
+        source = e.source();
+    }
+    parts.join(": ")
+}
+
+/// Asserts that the rendered chain of `error` says each detail once: no ": "-separated part
+/// (of 8 characters or more) appears inside another part, and no run of four words
+/// appears twice.
+pub fn assert_says_each_detail_once(error: &dyn std::error::Error) {
+    let rendered = render_chain(error);
+    let parts: Vec<&str> = rendered
+        .split(": ")
+        .map(str::trim)
+        .filter(|p| p.len() >= 8)
+        .collect();
+    for (i, a) in parts.iter().enumerate() {
+        for (j, b) in parts.iter().enumerate() {
+            assert!(
+                i == j || !b.contains(a),
+                "'{a}' is said twice in: {rendered}"
+            );
+        }
+    }
+    let words: Vec<String> = rendered
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    for run in words.windows(4) {
+        assert!(
+            seen.insert(run.join(" ")),
+            "'{}' is said twice in: {rendered}",
+            run.join(" ")
+        );
+    }
+}
+
+/// A small hand-built rig: joints `root` → `leg`, a mesh node `body` skinned to them (mesh
+/// 0, one primitive with POSITION and indices), and two animations, each accessor in its
+/// own buffer view:
+///
+/// - `Good`: a rotation of `leg` (keys at 0, 0.5, 1 s);
+/// - `Other`: a translation of `root` with key times `other_times`, and a scale channel on
+///   the mesh node (not a joint, so skipped).
+pub fn tiny_rig(other_times: [f32; 3]) -> (Value, Vec<u8>) {
+    use serde_json::json;
+    let mut bin = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    let mut push = |bytes: Vec<u8>,
+                    component: u32,
+                    ty: &str,
+                    count: usize,
+                    bounds: Option<(Value, Value)>| {
+        while bin.len() % 4 != 0 {
+            bin.push(0);
+        }
+        views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
+        bin.extend_from_slice(&bytes);
+        let mut accessor = json!({
+            "bufferView": views.len() - 1, "componentType": component, "type": ty, "count": count
+        });
+        if let Some((min, max)) = bounds {
+            accessor["min"] = min;
+            accessor["max"] = max;
+        }
+        accessors.push(accessor);
+        accessors.len() - 1
+    };
+    let floats = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let times = |t: &[f32]| {
+        let min = t.iter().copied().fold(f32::INFINITY, f32::min);
+        let max = t.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        (json!([min]), json!([max]))
+    };
+
+    let position = push(
+        floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0]),
+        5126,
+        "VEC3",
+        3,
+        Some((json!([0.0, 0.0, 0.0]), json!([1.0, 1.0, 0.0]))),
+    );
+    let indices = push(
+        [0u16, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect(),
+        5123,
+        "SCALAR",
+        3,
+        None,
+    );
+    let good_times = [0.0, 0.5, 1.0];
+    let good_input = push(
+        floats(&good_times),
+        5126,
+        "SCALAR",
+        3,
+        Some(times(&good_times)),
+    );
+    let s = std::f32::consts::FRAC_1_SQRT_2;
+    let good_output = push(
+        floats(&[0.0, 0.0, 0.0, 1.0, s, 0.0, 0.0, s, 0.0, 0.0, 0.0, 1.0]),
+        5126,
+        "VEC4",
+        3,
+        None,
+    );
+    let other_input = push(
+        floats(&other_times),
+        5126,
+        "SCALAR",
+        3,
+        Some(times(&other_times)),
+    );
+    let other_output = push(
+        floats(&[0.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.2, 0.0]),
+        5126,
+        "VEC3",
+        3,
+        None,
+    );
+    let json = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 2]}],
+        "nodes": [
+            {"name": "root", "children": [1]},
+            {"name": "leg", "translation": [0.0, -1.0, 0.0]},
+            {"name": "body", "mesh": 0, "skin": 0}
+        ],
+        "skins": [{"joints": [0, 1]}],
+        "meshes": [{"name": "body", "primitives": [
+            {"attributes": {"POSITION": position}, "indices": indices}
+        ]}],
+        "animations": [
+            {"name": "Good",
+             "samplers": [{"input": good_input, "output": good_output}],
+             "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]},
+            {"name": "Other",
+             "samplers": [{"input": other_input, "output": other_output}],
+             "channels": [
+                 {"sampler": 0, "target": {"node": 0, "path": "translation"}},
+                 {"sampler": 0, "target": {"node": 2, "path": "scale"}}
+             ]}
+        ],
+        "accessors": accessors,
+        "bufferViews": views,
+        "buffers": [{"byteLength": bin.len()}]
+    });
+    (json, bin)
+}
+
+/// Adds `name` to `extensionsUsed` and, when `required`, to `extensionsRequired`.
+pub fn use_extension(json: &mut Value, name: &str, required: bool) {
+    let mut lists = vec!["extensionsUsed"];
+    if required {
+        lists.push("extensionsRequired");
+    }
+    for list in lists {
+        let entry = json
+            .as_object_mut()
+            .unwrap()
+            .entry(list)
+            .or_insert_with(|| Value::Array(Vec::new()));
+        entry.as_array_mut().unwrap().push(Value::from(name));
+    }
+}
+
+/// The buffer view of accessor `accessor`.
+pub fn view_of(json: &Value, accessor: usize) -> usize {
+    json["accessors"][accessor]["bufferView"].as_u64().unwrap() as usize
+}
+
+/// Compresses buffer view `view` with `EXT_meshopt_compression` as gltfpack writes it: the
+/// compressed bytes in buffer 0 (here the original bytes stand in for them), the view
+/// itself pointing into a fallback buffer that has no data. Adds the fallback buffer on
+/// first use and marks the extension required.
+pub fn meshopt_compress_view(json: &mut Value, view: usize) {
+    use serde_json::json;
+    let buffers = json["buffers"].as_array_mut().unwrap();
+    let fallback = match buffers
+        .iter()
+        .position(|b| b["extensions"]["EXT_meshopt_compression"]["fallback"] == true)
+    {
+        Some(index) => index,
+        None => {
+            let length = buffers[0]["byteLength"].clone();
+            buffers.push(json!({
+                "byteLength": length,
+                "extensions": {"EXT_meshopt_compression": {"fallback": true}}
+            }));
+            buffers.len() - 1
+        }
+    };
+    let v = &mut json["bufferViews"][view];
+    let length = v["byteLength"].clone();
+    let offset = v["byteOffset"].clone();
+    v["extensions"] = json!({"EXT_meshopt_compression": {
+        "buffer": 0, "byteOffset": offset, "byteLength": length,
+        "byteStride": 4, "count": 1, "mode": "ATTRIBUTES"
+    }});
+    v["buffer"] = json!(fallback);
+    let required = json["extensionsRequired"]
+        .as_array()
+        .is_some_and(|l| l.iter().any(|n| n == "EXT_meshopt_compression"));
+    if !required {
+        use_extension(json, "EXT_meshopt_compression", true);
+    }
+}
