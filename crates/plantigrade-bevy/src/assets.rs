@@ -91,6 +91,7 @@ pub struct RigAsset {
     skeleton: Skeleton,
     clips: Vec<Clip>,
     skipped_channels: usize,
+    skipped_clips: Vec<(String, String)>,
 }
 
 impl RigAsset {
@@ -108,23 +109,34 @@ impl RigAsset {
     pub fn skipped_channels(&self) -> usize {
         self.skipped_channels
     }
+
+    /// The animations that could not be made into clips, as `(name, reason)`; the others
+    /// loaded.
+    pub fn skipped_clips(&self) -> &[(String, String)] {
+        &self.skipped_clips
+    }
 }
 
-/// Why a rig file did not load.
+/// Why a rig file did not load. The message carries the whole reason (Bevy logs a loader
+/// error's message only), so the wrapped error is not also a `source()`.
 #[derive(Debug, thiserror::Error)]
 pub enum RigLoadError {
-    #[error("cannot read '{path}': {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("'{path}': {source}")]
-    Gltf {
-        path: String,
-        #[source]
-        source: GltfError,
-    },
+    #[error("cannot read '{path}': {}", chain(error))]
+    Io { path: String, error: std::io::Error },
+    #[error("'{path}': {}", chain(error))]
+    Gltf { path: String, error: GltfError },
+}
+
+/// `e` and every error below it, joined with ": ", each said once.
+fn chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(source) = next {
+        text.push_str(": ");
+        text.push_str(&source.to_string());
+        next = source.source();
+    }
+    text
 }
 
 /// Loads a [`RigAsset`] from `.glb` / `.gltf` bytes with `plantigrade-gltf`. It claims no
@@ -145,16 +157,29 @@ impl AssetLoader for RigLoader {
     ) -> Result<RigAsset, RigLoadError> {
         let path = load_context.path().to_string();
         let mut bytes = Vec::new();
-        if let Err(source) = reader.read_to_end(&mut bytes).await {
-            return Err(RigLoadError::Io { path, source });
+        if let Err(error) = reader.read_to_end(&mut bytes).await {
+            return Err(RigLoadError::Io { path, error });
         }
         // No base folder: the bytes may not come from the file system.
-        let imported = plantigrade_gltf::load_slice(&bytes, None)
-            .map_err(|source| RigLoadError::Gltf { path, source })?;
+        let imported =
+            plantigrade_gltf::load_slice(&bytes, None).map_err(|error| RigLoadError::Gltf {
+                path: path.clone(),
+                error,
+            })?;
+        // A bad clip does not block the others: it is left out, said once here, and listed.
+        let skipped_clips: Vec<(String, String)> = imported
+            .skipped_clips
+            .iter()
+            .map(|s| (s.name.clone(), chain(s.error.as_ref())))
+            .collect();
+        for (name, reason) in &skipped_clips {
+            warn!("plantigrade: '{path}': clip '{name}' left out: {reason}");
+        }
         Ok(RigAsset {
             skeleton: imported.skeleton,
             clips: imported.clips,
             skipped_channels: imported.skipped_channels.len(),
+            skipped_clips,
         })
     }
 
@@ -183,24 +208,16 @@ impl GraphSource {
     }
 }
 
-/// Why a RON file (graph or bone map) did not load.
+/// Why a RON file (graph or bone map) did not load (the whole reason in the message).
 #[derive(Debug, thiserror::Error)]
 pub enum RonLoadError {
-    #[error("cannot read '{path}': {source}")]
-    Io {
-        path: String,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("cannot read '{path}': {}", chain(error))]
+    Io { path: String, error: std::io::Error },
     #[error("'{path}' is not UTF-8")]
     NotUtf8 { path: String },
     /// Syntax or a field that does not fit the format, with its line and column.
-    #[error("'{path}': {source}")]
-    Syntax {
-        path: String,
-        #[source]
-        source: GraphLoadError,
-    },
+    #[error("'{path}': {}", chain(error))]
+    Syntax { path: String, error: GraphLoadError },
 }
 
 async fn read_text(
@@ -209,8 +226,8 @@ async fn read_text(
 ) -> Result<String, RonLoadError> {
     let path = load_context.path().to_string();
     let mut bytes = Vec::new();
-    if let Err(source) = reader.read_to_end(&mut bytes).await {
-        return Err(RonLoadError::Io { path, source });
+    if let Err(error) = reader.read_to_end(&mut bytes).await {
+        return Err(RonLoadError::Io { path, error });
     }
     String::from_utf8(bytes).map_err(|_| RonLoadError::NotUtf8 { path })
 }
@@ -219,7 +236,7 @@ async fn read_text(
 fn parse_ron<T: serde::de::DeserializeOwned>(text: &str, path: String) -> Result<T, RonLoadError> {
     ron::from_str(text).map_err(|e| RonLoadError::Syntax {
         path,
-        source: GraphLoadError {
+        error: GraphLoadError {
             pos: Some(SourcePos::of_ron_error(&e)),
             problem: GraphProblem::Syntax(e.code.to_string()),
         },
@@ -705,5 +722,40 @@ impl Hierarchy<'_, '_> {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rig error's message holds its whole reason once (what Bevy's log line shows) and
+    /// has no `source()` that a chain printer would print again.
+    #[test]
+    fn load_errors_say_every_detail_once() {
+        let error = RigLoadError::Gltf {
+            path: "rigs/hero.glb".into(),
+            error: GltfError::Io {
+                path: "rigs/hero.bin".into(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file"),
+            },
+        };
+        let text = error.to_string();
+        assert_eq!(
+            text,
+            "'rigs/hero.glb': cannot access 'rigs/hero.bin': no such file"
+        );
+        assert!(std::error::Error::source(&error).is_none());
+        let bad = plantigrade_gltf::load_slice(b"not a glTF file", None).unwrap_err();
+        let error = RigLoadError::Gltf {
+            path: "x.glb".into(),
+            error: bad,
+        };
+        let text = error.to_string();
+        assert!(text.starts_with("'x.glb': "), "{text}");
+        assert!(
+            text.len() > "'x.glb': ".len() + 10,
+            "a reason follows: {text}"
+        );
     }
 }
