@@ -48,7 +48,7 @@ use plantigrade::character::Character;
 use plantigrade::graph::{GraphAsset, GraphDef, GraphLoadError, GraphProblem, SourcePos};
 use plantigrade::prelude::CharacterSettings;
 use plantigrade::{Clip, Skeleton};
-use plantigrade_gltf::GltfError;
+use plantigrade_gltf::{error_chain, GltfError};
 
 use crate::{attach_character, PlantigradeCharacter};
 
@@ -121,22 +121,10 @@ impl RigAsset {
 /// error's message only), so the wrapped error is not also a `source()`.
 #[derive(Debug, thiserror::Error)]
 pub enum RigLoadError {
-    #[error("cannot read '{path}': {}", chain(error))]
+    #[error("cannot read '{path}': {}", error_chain(error))]
     Io { path: String, error: std::io::Error },
-    #[error("'{path}': {}", chain(error))]
+    #[error("'{path}': {}", error_chain(error))]
     Gltf { path: String, error: GltfError },
-}
-
-/// `e` and every error below it, joined with ": ", each said once.
-fn chain(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = e.to_string();
-    let mut next = e.source();
-    while let Some(source) = next {
-        text.push_str(": ");
-        text.push_str(&source.to_string());
-        next = source.source();
-    }
-    text
 }
 
 /// Loads a [`RigAsset`] from `.glb` / `.gltf` bytes with `plantigrade-gltf`. It claims no
@@ -170,7 +158,7 @@ impl AssetLoader for RigLoader {
         let skipped_clips: Vec<(String, String)> = imported
             .skipped_clips
             .iter()
-            .map(|s| (s.name.clone(), chain(s.error.as_ref())))
+            .map(|s| (s.name.clone(), error_chain(s.error.as_ref())))
             .collect();
         for (name, reason) in &skipped_clips {
             warn!("plantigrade: '{path}': clip '{name}' left out: {reason}");
@@ -211,12 +199,12 @@ impl GraphSource {
 /// Why a RON file (graph or bone map) did not load (the whole reason in the message).
 #[derive(Debug, thiserror::Error)]
 pub enum RonLoadError {
-    #[error("cannot read '{path}': {}", chain(error))]
+    #[error("cannot read '{path}': {}", error_chain(error))]
     Io { path: String, error: std::io::Error },
     #[error("'{path}' is not UTF-8")]
     NotUtf8 { path: String },
     /// Syntax or a field that does not fit the format, with its line and column.
-    #[error("'{path}': {}", chain(error))]
+    #[error("'{path}': {}", error_chain(error))]
     Syntax { path: String, error: GraphLoadError },
 }
 

@@ -186,6 +186,20 @@ pub enum GltfError {
     Serialize(String),
 }
 
+/// An error and every error below it (its `source()` chain), joined with ": ", as anyhow's
+/// `{:#}` prints them: for a log line or a list that shows one message, e.g. a
+/// [`crate::SkippedClip`]'s reason.
+pub fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

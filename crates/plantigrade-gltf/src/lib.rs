@@ -95,7 +95,7 @@ mod export;
 mod import;
 mod metadata;
 
-pub use error::GltfError;
+pub use error::{error_chain, GltfError};
 pub use export::{export_glb, export_glb_to_path};
 pub use import::{
     load_path, load_path_with, load_slice, load_slice_with, ImportOptions, ImportedAsset,

@@ -43,7 +43,7 @@ pub(crate) fn print_skipped(asset: &ImportedAsset) {
     if !asset.skipped_clips.is_empty() {
         println!("\nskipped clips: {}", asset.skipped_clips.len());
         for skipped in &asset.skipped_clips {
-            let reason = error_chain(&*skipped.error);
+            let reason = plantigrade_gltf::error_chain(&*skipped.error);
             // Most reasons name their animation already.
             if reason.contains(&format!("'{}'", skipped.name)) {
                 println!("  {reason}");
@@ -62,18 +62,6 @@ pub(crate) fn print_skipped(asset: &ImportedAsset) {
             println!("  mesh {} '{name}': {}", mesh.mesh, mesh.extension);
         }
     }
-}
-
-/// An error and its sources, as anyhow's `{:#}` prints them.
-fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        source = e.source();
-    }
-    text
 }
 
 fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
