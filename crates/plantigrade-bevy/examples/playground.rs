@@ -64,6 +64,10 @@ fn main() {
             std::process::exit(2);
         }
     };
+    if options.help {
+        println!("{}", Options::USAGE);
+        return;
+    }
     let mut app = App::new();
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
@@ -115,6 +119,8 @@ fn main() {
 /// The command line.
 #[derive(Resource, Debug, Clone, PartialEq, Default)]
 struct Options {
+    /// `--help`: print the usage and exit.
+    help: bool,
     autopilot: bool,
     gizmos: bool,
     screenshot: Option<PathBuf>,
@@ -149,7 +155,7 @@ impl Options {
                     }
                     options.frames = Some(n);
                 }
-                "-h" | "--help" => return Err("help".into()),
+                "-h" | "--help" => options.help = true,
                 other => return Err(format!("unknown argument {other}")),
             }
         }
