@@ -64,9 +64,31 @@ pub(crate) fn print_skipped(asset: &ImportedAsset) {
     }
 }
 
+/// The joints in depth-first order (each right after its parent's earlier children and
+/// their subtrees), so an indented listing puts every joint under its real parent even
+/// when the file's order is not depth-first (parents only come before children).
+fn depth_first(skeleton: &Skeleton) -> Vec<usize> {
+    let mut order = Vec::with_capacity(skeleton.num_joints());
+    let mut stack: Vec<usize> = (0..skeleton.num_joints())
+        .filter(|&j| skeleton.parent(j).is_none())
+        .rev()
+        .collect();
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); skeleton.num_joints()];
+    for joint in 0..skeleton.num_joints() {
+        if let Some(parent) = skeleton.parent(joint) {
+            children[parent].push(joint);
+        }
+    }
+    while let Some(joint) = stack.pop() {
+        order.push(joint);
+        stack.extend(children[joint].iter().rev());
+    }
+    order
+}
+
 fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
     println!("\nskeleton: {} joints", skeleton.num_joints());
-    for joint in 0..skeleton.num_joints() {
+    for joint in depth_first(skeleton) {
         let p = skeleton.rest_position_model(joint);
         println!(
             "  {:indent$}{}  (rest model position {:.3}, {:.3}, {:.3})",
@@ -124,6 +146,40 @@ fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
             clip.duration_s(),
             animated,
             extra.join("  ")
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use plantigrade::skeleton::{Joint, Transform};
+
+    use super::*;
+
+    #[test]
+    fn the_tree_lists_children_under_their_parents_in_any_joint_order() {
+        let joint = |name: &str, parent: Option<usize>| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::IDENTITY,
+        };
+        // Parents come first, but not depth-first: thigh_l's child comes after thigh_r.
+        let skeleton = Skeleton::new(vec![
+            joint("root", None),
+            joint("thigh_l", Some(0)),
+            joint("thigh_r", Some(0)),
+            joint("calf_l", Some(1)),
+            joint("calf_r", Some(2)),
+            joint("prop", None),
+        ])
+        .unwrap();
+        let names: Vec<&str> = depth_first(&skeleton)
+            .into_iter()
+            .map(|j| skeleton.name(j))
+            .collect();
+        assert_eq!(
+            names,
+            ["root", "thigh_l", "calf_l", "thigh_r", "calf_r", "prop"]
         );
     }
 }
