@@ -200,6 +200,11 @@ pub fn error_chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// The check the integration tests run on every error they provoke.
+#[cfg(test)]
+#[path = "../tests/common/said_once.rs"]
+mod said_once;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -346,17 +351,6 @@ mod tests {
         }
     }
 
-    /// Display plus the whole `source()` chain, as anyhow's `{:#}` prints it.
-    fn render_chain(error: &dyn std::error::Error) -> String {
-        let mut parts = vec![error.to_string()];
-        let mut source = error.source();
-        while let Some(e) = source {
-            parts.push(e.to_string());
-            source = e.source();
-        }
-        parts.join(": ")
-    }
-
     #[test]
     fn every_kind_of_error_says_each_detail_once() {
         let errors = one_of_each();
@@ -369,36 +363,10 @@ mod tests {
             "one error of each kind"
         );
         for error in &errors {
-            let rendered = render_chain(error);
-            let parts: Vec<&str> = rendered
-                .split(": ")
-                .map(str::trim)
-                .filter(|p| p.len() >= 8)
-                .collect();
-            for (i, a) in parts.iter().enumerate() {
-                for (j, b) in parts.iter().enumerate() {
-                    assert!(i == j || !b.contains(a), "'{a}' twice in: {rendered}");
-                }
-            }
-            let words: Vec<String> = rendered
-                .split_whitespace()
-                .map(|w| {
-                    w.trim_matches(|c: char| !c.is_alphanumeric())
-                        .to_lowercase()
-                })
-                .filter(|w| !w.is_empty())
-                .collect();
-            let mut seen = std::collections::HashSet::new();
-            for run in words.windows(4) {
-                assert!(
-                    seen.insert(run.join(" ")),
-                    "'{}' twice in: {rendered}",
-                    run.join(" ")
-                );
-            }
+            super::said_once::assert_says_each_detail_once(error);
         }
         // The wrapped errors' details are in the chain, once.
-        let chain: Vec<String> = errors.iter().map(|e| render_chain(e)).collect();
+        let chain: Vec<String> = errors.iter().map(|e| error_chain(e)).collect();
         assert_eq!(chain[0], "cannot access 'rigs/hero.glb': No such file");
         assert!(chain[17].ends_with(": joint 2 ('spine') has a non-finite rest transform"));
         assert_eq!(

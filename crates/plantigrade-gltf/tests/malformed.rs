@@ -450,26 +450,7 @@ fn sparse_accessors_are_applied_and_checked() {
     let (mut json, mut bin) = split_glb(&glb);
     let (channel, rotation_output) = first_rotation_channel(&json);
     // Sparse override of key 1 with the identity rotation, indices and values appended to BIN.
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let indices_at = bin.len();
-    bin.extend_from_slice(&1u16.to_le_bytes());
-    bin.extend_from_slice(&[0, 0]);
-    let values_at = bin.len();
-    for v in [0.0f32, 0.0, 0.0, 1.0] {
-        bin.extend_from_slice(&v.to_le_bytes());
-    }
-    json["buffers"][0]["byteLength"] = json!(bin.len());
-    let views = json["bufferViews"].as_array_mut().unwrap();
-    views.push(json!({"buffer": 0, "byteOffset": indices_at, "byteLength": 2}));
-    views.push(json!({"buffer": 0, "byteOffset": values_at, "byteLength": 16}));
-    let (iv, vv) = (views.len() - 2, views.len() - 1);
-    json["accessors"][rotation_output]["sparse"] = json!({
-        "count": 1,
-        "indices": {"bufferView": iv, "componentType": 5123},
-        "values": {"bufferView": vv}
-    });
+    let (indices_view, _) = add_sparse_override(&mut json, &mut bin, rotation_output);
     let asset = load_slice(&make_glb(&json, Some(&bin)), None).unwrap();
     let joint = json["animations"][0]["channels"][channel]["target"]["node"]
         .as_u64()
@@ -481,7 +462,9 @@ fn sparse_accessors_are_applied_and_checked() {
     assert_eq!(track.values()[1], glam::Quat::IDENTITY);
 
     // An index past the accessor's elements.
-    let indices_pos = indices_at;
+    let indices_pos = json["bufferViews"][indices_view]["byteOffset"]
+        .as_u64()
+        .unwrap() as usize;
     bin[indices_pos..indices_pos + 2].copy_from_slice(&500u16.to_le_bytes());
     assert!(matches!(
         load_err(&make_glb(&json, Some(&bin))),
@@ -574,7 +557,7 @@ fn errors_say_each_detail_once_through_their_source_chain() {
     bin[at + 4..at + 8].copy_from_slice(&0.0f32.to_le_bytes());
     let keys = load_err(&make_glb(&json, Some(&bin)));
     assert!(matches!(keys, GltfError::BadAnimation { .. }));
-    let rendered = render_chain(&keys);
+    let rendered = error_chain(&keys);
     assert_eq!(
         rendered.matches("key times must increase").count(),
         1,
@@ -589,11 +572,11 @@ fn errors_say_each_detail_once_through_their_source_chain() {
         json["nodes"][2]["translation"] = json!([1e39, 0.0, 0.0])
     });
     let skeleton = load_err(&infinite);
-    assert!(render_chain(&skeleton).contains("non-finite rest transform"));
+    assert!(error_chain(&skeleton).contains("non-finite rest transform"));
 
     let io = load_path(std::path::Path::new("/nonexistent/plantigrade/rig.glb")).unwrap_err();
     assert_says_each_detail_once(&io);
-    assert!(render_chain(&io).starts_with("cannot access '/nonexistent/plantigrade/rig.glb': "));
+    assert!(error_chain(&io).starts_with("cannot access '/nonexistent/plantigrade/rig.glb': "));
 
     // Details built from nested reasons: an event outside its clip names the event once.
     let late =
@@ -605,5 +588,5 @@ fn errors_say_each_detail_once_through_their_source_chain() {
             },
         );
     let metadata = load_err(&late);
-    assert_eq!(render_chain(&metadata).matches("'late'").count(), 1);
+    assert_eq!(error_chain(&metadata).matches("'late'").count(), 1);
 }

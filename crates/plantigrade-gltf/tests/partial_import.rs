@@ -149,7 +149,7 @@ fn meshopt_on_a_view_an_animation_sampler_uses_is_a_clear_error() {
                 }
                 other => panic!("{field}: {other:?}"),
             }
-            let message = render_chain(&error);
+            let message = error_chain(&error);
             for part in [
                 "EXT_meshopt_compression",
                 "animation 'Other' channel 0",
@@ -167,24 +167,7 @@ fn meshopt_on_a_view_an_animation_sampler_uses_is_a_clear_error() {
 fn meshopt_on_a_sparse_view_of_an_animation_is_an_error() {
     let (mut json, mut bin) = tiny_rig(GOOD_TIMES);
     let output = sampler_accessor(&json, 0, "output");
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let at = bin.len();
-    bin.extend_from_slice(&[1, 0, 0, 0]);
-    for v in [0.0f32, 0.0, 0.0, 1.0] {
-        bin.extend_from_slice(&v.to_le_bytes());
-    }
-    json["buffers"][0]["byteLength"] = json!(bin.len());
-    let views = json["bufferViews"].as_array_mut().unwrap();
-    views.push(json!({"buffer": 0, "byteOffset": at, "byteLength": 2}));
-    views.push(json!({"buffer": 0, "byteOffset": at + 4, "byteLength": 16}));
-    let (iv, vv) = (views.len() - 2, views.len() - 1);
-    json["accessors"][output]["sparse"] = json!({
-        "count": 1,
-        "indices": {"bufferView": iv, "componentType": 5123},
-        "values": {"bufferView": vv}
-    });
+    let (_, vv) = add_sparse_override(&mut json, &mut bin, output);
     // Uncompressed, the sparse override applies.
     let asset = load_slice(&make_glb(&json, Some(&bin)), None).unwrap();
     assert_eq!(clip_names(&asset), ["Good", "Other"]);
@@ -225,7 +208,7 @@ fn one_bad_clip_is_listed_and_the_others_load() {
         }
         other => panic!("{other:?}"),
     }
-    let message = render_chain(&*skipped.error);
+    let message = error_chain(&*skipped.error);
     assert!(message.contains("key times must increase"), "{message}");
     assert_says_each_detail_once(&*skipped.error);
     // The skipped clip's skipped channel (scale on the mesh node) is not listed.

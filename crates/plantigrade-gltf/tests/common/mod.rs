@@ -3,6 +3,13 @@
 
 #![allow(dead_code)]
 
+mod said_once;
+
+pub use plantigrade_gltf::error_chain;
+// Not every test file checks errors.
+#[allow(unused_imports)]
+pub use said_once::assert_says_each_detail_once;
+
 use glam::{Quat, Vec3};
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::{
@@ -426,53 +433,6 @@ fn assert_samples_same(skeleton: &Skeleton, want: &Clip, got_skeleton: &Skeleton
     }
 }
 
-/// `error` and its whole `source()` chain, joined with ": " as anyhow prints with `{:#}`.
-pub fn render_chain(error: &dyn std::error::Error) -> String {
-    let mut parts = vec![error.to_string()];
-    let mut source = error.source();
-    while let Some(e) = source {
-        parts.push(e.to_string());
-        source = e.source();
-    }
-    parts.join(": ")
-}
-
-/// Asserts that the rendered chain of `error` says each detail once: no ": "-separated part
-/// (of 8 characters or more) appears inside another part, and no run of four words
-/// appears twice.
-pub fn assert_says_each_detail_once(error: &dyn std::error::Error) {
-    let rendered = render_chain(error);
-    let parts: Vec<&str> = rendered
-        .split(": ")
-        .map(str::trim)
-        .filter(|p| p.len() >= 8)
-        .collect();
-    for (i, a) in parts.iter().enumerate() {
-        for (j, b) in parts.iter().enumerate() {
-            assert!(
-                i == j || !b.contains(a),
-                "'{a}' is said twice in: {rendered}"
-            );
-        }
-    }
-    let words: Vec<String> = rendered
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    let mut seen = std::collections::HashSet::new();
-    for run in words.windows(4) {
-        assert!(
-            seen.insert(run.join(" ")),
-            "'{}' is said twice in: {rendered}",
-            run.join(" ")
-        );
-    }
-}
-
 /// A small hand-built rig: joints `root` → `leg`, a mesh node `body` skinned to them (mesh
 /// 0, one primitive with POSITION and indices), and two animations, each accessor in its
 /// own buffer view:
@@ -643,4 +603,31 @@ pub fn meshopt_compress_view(json: &mut Value, view: usize) {
     if !required {
         use_extension(json, "EXT_meshopt_compression", true);
     }
+}
+
+/// Gives `accessor` (four-float rotation keys) a sparse override of key 1 with the identity
+/// rotation: its indices and values are appended to `bin` (4-byte aligned) in two new
+/// buffer views. Returns `(indices view, values view)`.
+pub fn add_sparse_override(json: &mut Value, bin: &mut Vec<u8>, accessor: usize) -> (usize, usize) {
+    while bin.len() % 4 != 0 {
+        bin.push(0);
+    }
+    let indices_at = bin.len();
+    bin.extend_from_slice(&1u16.to_le_bytes());
+    bin.extend_from_slice(&[0, 0]);
+    let values_at = bin.len();
+    for v in [0.0f32, 0.0, 0.0, 1.0] {
+        bin.extend_from_slice(&v.to_le_bytes());
+    }
+    json["buffers"][0]["byteLength"] = serde_json::json!(bin.len());
+    let views = json["bufferViews"].as_array_mut().unwrap();
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": indices_at, "byteLength": 2}));
+    views.push(serde_json::json!({"buffer": 0, "byteOffset": values_at, "byteLength": 16}));
+    let (iv, vv) = (views.len() - 2, views.len() - 1);
+    json["accessors"][accessor]["sparse"] = serde_json::json!({
+        "count": 1,
+        "indices": {"bufferView": iv, "componentType": 5123},
+        "values": {"bufferView": vv}
+    });
+    (iv, vv)
 }
