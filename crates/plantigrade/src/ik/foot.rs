@@ -132,6 +132,10 @@ pub struct FootProbeRequest {
     /// see whether the ground there is the body's (a beam's centre line, or where the foot
     /// would land without being brought in toward it).
     pub support_check_offset_world: Option<Vec2>,
+    /// Cast that ray only when the landing's hits are both missing or below this height
+    /// (world y, m): the first tick a swinging foot's landing falls past a beam's edge is
+    /// then checked at once, and the usual tick costs no ray. `None` casts it always.
+    pub support_check_below_y: Option<f32>,
 }
 
 /// What a [`FootProbeRequest`] found.
@@ -336,7 +340,14 @@ pub fn run_foot_probe(
         result.toe_here = cast_down(world, request.ball_world, 0.0, config, filter);
         result.rays_cast += 2;
     }
-    if let Some(offset) = request.support_check_offset_world.filter(|o| o.is_finite()) {
+    let low = |hit: Option<RayHit>, y: f32| hit.is_none_or(|h| h.point.y < y);
+    let wanted = request
+        .support_check_below_y
+        .is_none_or(|y| low(result.heel, y) && low(result.toe, y));
+    if let Some(offset) = request
+        .support_check_offset_world
+        .filter(|o| o.is_finite() && wanted)
+    {
         let at = result.predicted_world + Vec3::new(offset.x, 0.0, offset.y);
         let extra_up_m = rise_allowance_m(result.look_ahead_used_xz.length(), config);
         result.support_check = Some(cast_down(world, at, extra_up_m, config, filter));
@@ -519,6 +530,7 @@ mod tests {
             skip: false,
             ahead_world: None,
             support_check_offset_world: None,
+            support_check_below_y: None,
         }
     }
 

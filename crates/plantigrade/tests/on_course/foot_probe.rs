@@ -17,6 +17,7 @@ fn request(heel_z: f32, offset_z: f32) -> FootProbeRequest {
         skip: false,
         ahead_world: None,
         support_check_offset_world: None,
+        support_check_below_y: None,
     }
 }
 

@@ -67,6 +67,9 @@ pub(super) struct NarrowSupport {
     /// The last probes found the landing far below the body's ground (past an edge beside
     /// it, or a step or a ledge ahead): the next probe also checks the body's line.
     pub(super) landing_low: bool,
+    /// The support last found under the body's line or under the brought-in foot: its
+    /// height stands in for the low hits while the foot is still being brought in.
+    pub(super) support: Option<RayHit>,
 }
 
 /// Tread placement, after the swing's phase: while swinging, a landing across an edge
@@ -582,7 +585,7 @@ const DESCENT_MIN_M: f32 = 0.02;
 const STEP_MIN_M: f32 = 0.08;
 
 /// A landing this far below the body's ground (m) is off the support, not on it...
-const OFF_SUPPORT_DROP_M: f32 = 0.3;
+pub(super) const OFF_SUPPORT_DROP_M: f32 = 0.3;
 /// ...and on a narrow support the foot comes in to this far from the body's line (m).
 const NARROW_OFFSET_M: f32 = 0.02;
 
@@ -603,17 +606,22 @@ pub(super) fn narrow_support(
     let support_y = input.root_world.y - OFF_SUPPORT_DROP_M;
     let off = |hit: Option<RayHit>| hit.is_none_or(|h| h.point.y < support_y);
     let on = |hit: Option<RayHit>| hit.is_some_and(|h| h.point.y >= support_y);
-    let landing_low =
-        input.grounded && result.heel.is_some() && off(result.heel) && off(result.toe);
+    let landing_low = input.grounded && off(result.heel) && off(result.toe);
     match result.support_check {
         Some(check) if !state.narrow.active && landing_low && on(check) => {
-            state.narrow.active = true
+            state.narrow.active = true;
+            state.narrow.support = check;
         }
         Some(check) if state.narrow.active && on(check) => state.narrow.active = false,
         _ => {}
     }
     if !input.grounded {
         state.narrow.active = false;
+    }
+    if !state.narrow.active {
+        state.narrow.support = None;
+    } else if !landing_low && on(result.heel) {
+        state.narrow.support = result.heel;
     }
     state.narrow.landing_low = landing_low;
     // Only a swinging foot moves; a planted one stays where it was set down.
@@ -635,7 +643,14 @@ pub(super) fn narrow_support(
     // Off the support while still being brought in: not ground to stand on. The foot
     // keeps to the support's height, found on the body's line, meanwhile.
     if state.narrow.active && landing_low {
-        let support = result.support_check.flatten().filter(|h| on(Some(*h)));
+        // The check is made where the animation would set the foot down while brought
+        // in (to see when the shift can go), so it is low there: the support found
+        // earlier gives the height.
+        let support = result
+            .support_check
+            .flatten()
+            .filter(|h| on(Some(*h)))
+            .or(state.narrow.support);
         let at = |xz: Vec2| {
             support.map(|h| RayHit {
                 point: Vec3::new(xz.x, h.point.y, xz.y),

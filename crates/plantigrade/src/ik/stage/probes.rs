@@ -3,6 +3,7 @@
 
 use glam::{Quat, Vec2, Vec3};
 
+use super::placement::OFF_SUPPORT_DROP_M;
 use super::{AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkInput};
 use crate::ik::foot::{FootIkMode, FootProbeRequest, FootProbeResult};
 use crate::math::finite_or;
@@ -84,19 +85,27 @@ impl FootIk {
             // beam's edge beside the foot, or only a step or a ledge ahead).
             let state = &self.feet[i];
             let left = facing * Vec3::X;
-            let support_check_offset_world = if self.config.mode != FootIkMode::Predictive {
-                None
-            } else if state.narrow.active {
-                Some(-state.narrow.shift_world)
-            } else if state.narrow.landing_low {
+            let to_body_line = || {
                 let mid = 0.5 * (heel_world + ball_world) - input.root_world;
-                let lateral = mid.dot(left);
-                Some(Vec2::new(-left.x, -left.z) * lateral)
-            } else {
-                None
+                Vec2::new(-left.x, -left.z) * mid.dot(left)
             };
+            let (support_check_offset_world, support_check_below_y) =
+                if self.config.mode != FootIkMode::Predictive {
+                    (None, None)
+                } else if state.narrow.active {
+                    (Some(-state.narrow.shift_world), None)
+                } else if state.narrow.landing_low {
+                    (Some(to_body_line()), None)
+                } else if input.grounded {
+                    // Only if this tick's landing is the first to fall low.
+                    let low_y = input.root_world.y - OFF_SUPPORT_DROP_M;
+                    (Some(to_body_line()), Some(low_y))
+                } else {
+                    (None, None)
+                };
             FootProbeRequest {
                 support_check_offset_world,
+                support_check_below_y,
                 heel_world,
                 ball_world,
                 look_ahead_offset_world: (velocity * time_left_s + landing_offset) * swing,
