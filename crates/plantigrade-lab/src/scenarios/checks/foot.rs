@@ -353,14 +353,14 @@ const FEET_APART: &[Threshold] = &[Threshold {
 /// toe over the next nosing a tick or two after it lifts off; its rise is bounded now
 /// (lifted, then swung over), but in 2–6 of 24 runs per flight the foot held back catches
 /// up a little too fast (19–20 cm), and at 144 Hz a run's knee still flicks as a climbing
-/// ankle comes up level with the hip (32 cm); the 40° ramp moves a knee 19 cm placing a foot;
-/// the gap jump's take-off moves a knee 19 cm. Their worst pop is held to a target of
+/// ankle comes up level with the hip (32 cm); the 40° ramp moves a knee 19 cm placing a foot.
+/// Their worst pop is held to a target of
 /// [`KNOWN_POP_MAX_SHARE`] × the threshold: a knee flick running up (55–72 cm until the
 /// climb stopped stacking a heel kick on the rise) is still 39–58 cm at some start offsets
 /// of the 20 cm flight, so it is measured, not gated yet.
 fn pops_known(name: &str) -> bool {
     ((is_flight(name) || is_junction(name)) && name.contains("_up_"))
-        || ["ramp_40_up_walk", "gap_jump_run"].contains(&name)
+        || ["ramp_40_up_walk"].contains(&name)
 }
 
 /// The worst pop a run [`pops_known`] lists may have, as a share of the pop threshold.

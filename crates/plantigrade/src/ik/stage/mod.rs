@@ -275,6 +275,11 @@ struct FootState {
     /// How much of the pose's lift the planted foot is held down by (m), see
     /// [`placement::hold_planted_lift_m`].
     planted_hold_m: f32,
+    /// The ankle's move from where the animation has it, per unit of IK weight, on the
+    /// last grounded tick (world, m). Once airborne it fades with the weight while
+    /// riding with the body, so a take-off does not hold the foot down for a tick while
+    /// the capsule leaves (the knee snapped forward and back).
+    grounded_offset_per_weight: Vec3,
 }
 
 impl FootState {
@@ -502,7 +507,13 @@ impl FootIk {
                 ankle_target_world: ankle_anim_world,
                 ..FootReport::default()
             };
+            let airborne_target = (!input.grounded)
+                .then(|| ankle_anim_world + state.grounded_offset_per_weight * self.weight)
+                .filter(|t| t.is_finite());
             let Some(plane) = state.ground.plane else {
+                if let Some(target) = airborne_target {
+                    feet.targets_world[i] = target;
+                }
                 continue;
             };
             let alpha = self.weight * state.ground.support * input.lod_weight.clamp(0.0, 1.0);
@@ -536,7 +547,17 @@ impl FootIk {
                     .map_or(0.0, |h| h - tick.root_world.y),
             };
             target.y = keep_swinging_leg_open(target, &fold, state.contact, tick.facing);
-            let mut blended = ankle_anim_world.lerp(target, alpha);
+            let mut blended = match airborne_target {
+                Some(fading) => fading,
+                None => ankle_anim_world.lerp(target, alpha),
+            };
+            if input.grounded {
+                state.grounded_offset_per_weight = if self.weight > 1e-3 {
+                    (blended - ankle_anim_world) / self.weight
+                } else {
+                    Vec3::ZERO
+                };
+            }
             clear_ground_airborne(
                 &mut blended,
                 &mut feet.alphas[i],

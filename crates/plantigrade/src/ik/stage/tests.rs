@@ -774,3 +774,44 @@ fn a_foot_kicked_back_over_a_higher_tread_is_not_folded_up_to_the_hip() {
     );
     assert_eq!(r.ik.output().knee_flips, 0);
 }
+
+#[test]
+fn at_take_off_the_feet_rise_with_the_body_and_ease_back_onto_the_animation() {
+    // Standing on ground 10 cm above where the animation has the feet, the IK lifts
+    // them; then the capsule leaves at 7.8 m/s (13 cm a tick at 60 Hz, a running
+    // jump). The feet used to stay down at the ground's height for the first ticks
+    // while the weight eased off: 11 cm a tick against the body, the knees snapping.
+    let mut r = rig(FootIkMode::Predictive);
+    let ground = split_world(Some(0.1), Some(0.1));
+    for _ in 0..30 {
+        tick(&mut r, &ground, &input(Vec3::ZERO, 1.0));
+    }
+    let lifted = [0, 1].map(|i| sole_points(&r, i).0.y);
+    assert!(lifted.iter().all(|y| *y > 0.09), "{lifted:?}");
+    let mut last = lifted;
+    let ease_ticks = (r.ik.config.weight_ease_s * 60.0).ceil() as usize;
+    for k in 1..=ease_ticks + 2 {
+        let mut airborne = input(Vec3::new(0.0, 0.13 * k as f32, 0.0), 0.0);
+        airborne.grounded = false;
+        tick(&mut r, &ground, &airborne);
+        let heels = [0, 1].map(|i| sole_points(&r, i).0.y);
+        for i in 0..2 {
+            // Against the body: eased down a share of the 10 cm lift per tick.
+            let moved_m = (heels[i] - last[i]).abs();
+            assert!(
+                moved_m < 0.03,
+                "tick {k}, foot {i}: {moved_m} m against the body"
+            );
+        }
+        last = heels;
+    }
+    let animated = idle_feet(&mut r);
+    for i in 0..2 {
+        let expected = animated[i].heel_model.y;
+        assert!(
+            (last[i] - expected).abs() < 2e-3,
+            "foot {i} at {} against the animation's {expected}",
+            last[i]
+        );
+    }
+}
