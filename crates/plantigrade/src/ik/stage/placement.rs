@@ -661,6 +661,19 @@ pub(super) fn narrow_support(
         result.toe = at(result.toe_probe_xz);
         result.edge_fraction = None;
     }
+    // Nor is the floor beside the support under a foot still swinging in from where it
+    // stood (off a wide end onto the beam): it keeps to the support's height, not
+    // dipping toward the floor and back (22–25 cm knee pops).
+    if let (true, Some(support)) = (state.narrow.active, state.narrow.support) {
+        for here in [&mut result.heel_here, &mut result.toe_here] {
+            if let Some(h) = here.filter(|h| !on(Some(*h))) {
+                *here = Some(RayHit {
+                    point: Vec3::new(h.point.x, support.point.y, h.point.z),
+                    ..support
+                });
+            }
+        }
+    }
 }
 
 #[cfg(test)]
