@@ -216,7 +216,7 @@ where
         let mut skinned = Vec3::ZERO;
         for k in 0..4 {
             let weight = w[k];
-            if !(weight > 0.0) || !weight.is_finite() {
+            if !weight.is_finite() || weight <= 0.0 {
                 continue;
             }
             // A weight on an index the skin does not have, or on a node that is not a
@@ -228,7 +228,7 @@ where
             skinned += weight * matrix.transform_point3(local);
             sum += weight;
         }
-        if !(sum > 1e-6) || !skinned.is_finite() {
+        if !sum.is_finite() || sum <= 1e-6 || !skinned.is_finite() {
             continue;
         }
         for influence in &mut influences {

@@ -833,7 +833,7 @@ impl FootSockets {
             .iter()
             .fold((f32::MAX, f32::MIN), |(r, f), p| (r.min(p.z), f.max(p.z)));
         let length = front - rear;
-        if !(length >= 0.01) {
+        if length.is_nan() || length < 0.01 {
             return None;
         }
         let mean_x = |keep: &dyn Fn(f32) -> bool| {
@@ -866,7 +866,7 @@ fn sockets_from_proportions(
     let (hip, knee, ankle) = (at(thigh), at(calf), at(foot));
     let leg_length = (knee - hip).length() + (ankle - knee).length();
     let foot_length = FOOT_PER_LEG_LENGTH * leg_length;
-    if !(foot_length > 1e-4) || !foot_length.is_finite() {
+    if !foot_length.is_finite() || foot_length <= 1e-4 {
         return None;
     }
     let sole_y = ankle.y.min(0.0);
@@ -899,7 +899,7 @@ fn derive_sockets(rest_model: &[Affine3A], leg: &LegChain) -> Option<FootSockets
     // length: heel and ball would be millimetres apart. Leave it to the proportions.
     let shin_length = (ankle - Vec3::from(rest_model[leg.calf].translation)).length();
     let ahead = Vec3::new(ball.x - ankle.x, 0.0, ball.z - ankle.z).length();
-    if !(ahead >= 0.1 * shin_length) {
+    if !ahead.is_finite() || !shin_length.is_finite() || ahead < 0.1 * shin_length {
         return None;
     }
     let sole_y = ball.y.min(0.0);
