@@ -325,7 +325,7 @@ fn print_bone_map(
                             FootSockets::from_sole_points(skeleton, *child_joint, &points)
                         {
                             println!(
-                                "    sockets of '{}' from the mesh ({} vertices), for a map that fixes the chain: {}",
+                                "    sockets of '{}' from the mesh ({} vertices; unused until feet outside the leg chain are supported, SPEC RIG-2): {}",
                                 skeleton.name(*child_joint),
                                 points.len(),
                                 describe_sockets(skeleton, *child_joint, &s)
@@ -339,7 +339,8 @@ fn print_bone_map(
 }
 
 /// The map as a ready-to-edit RON `BoneNames`: every role listed, roles not found as `None`
-/// with the reason in a comment, sockets as they are now (commented out unless explicit).
+/// with the reason in a comment, sockets as they are now (explicit and mesh sockets live,
+/// since a character built from the map has no mesh; derived ones commented out).
 /// Loading it with `--bone-map` gives the same roles and sockets.
 pub(crate) fn bone_map_ron(
     skeleton: &Skeleton,
@@ -444,6 +445,14 @@ pub(crate) fn bone_map_ron(
         let i = side.index();
         match (map.feet[i], map.feet_source[i]) {
             (Some(s), Some(SocketSource::Explicit)) => {
+                let _ = writeln!(out, "    {role}: Some({}),", sockets_ron(&s));
+            }
+            (Some(s), Some(SocketSource::Mesh)) => {
+                // Live: a character built from this map has no mesh to take them from.
+                let _ = writeln!(
+                    out,
+                    "    // {role}: foot-local, from the skin's vertices weighted to the foot."
+                );
                 let _ = writeln!(out, "    {role}: Some({}),", sockets_ron(&s));
             }
             (Some(s), source) => {
@@ -609,6 +618,27 @@ mod tests {
             let mut map = HumanoidMap::detect(&asset.skeleton);
             asset.sockets_from_skin(&mut map);
             assert_round_trip(&asset.skeleton, &map);
+            // Mapped without its toe joints, a rig with a mesh gets mesh sockets, which the
+            // written map carries live (a character built from it has no mesh).
+            let toeless = BoneNames {
+                ball_l: None,
+                ball_r: None,
+                ..map.to_names(&asset.skeleton)
+            };
+            let mut map = HumanoidMap::from_names(&asset.skeleton, &toeless).unwrap();
+            if Side::BOTH.iter().any(|&side| map.leg(side).is_err()) {
+                continue; // Quaternius: its feet are not in the leg chains
+            }
+            if asset.sockets_from_skin(&mut map) == 2 {
+                let text = assert_round_trip(&asset.skeleton, &map);
+                assert!(text.contains("\n    foot_sockets_l: Some(("), "{text}");
+                assert!(text.contains("\n    foot_sockets_r: Some(("), "{text}");
+            } else {
+                assert!(
+                    asset.skin_vertices.is_empty(),
+                    "{file}: the mesh gave no sockets"
+                );
+            }
         }
     }
 

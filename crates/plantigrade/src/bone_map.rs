@@ -503,17 +503,22 @@ impl HumanoidMap {
         Ok(map)
     }
 
-    /// The names of this map's joints as an explicit map, with its sockets when they were
-    /// given explicitly. `HumanoidMap::from_names(skeleton, &map.to_names(skeleton))` gives
-    /// back the same roles and sockets.
+    /// The names of this map's joints as an explicit map, with the sockets the skeleton
+    /// alone cannot give again: explicit ones and those from the mesh (so a character built
+    /// from the names, with no mesh at hand, keeps them). `HumanoidMap::from_names(skeleton,
+    /// &map.to_names(skeleton))` gives back the same roles and sockets (mesh sockets then
+    /// count as explicit).
     pub fn to_names(&self, skeleton: &Skeleton) -> BoneNames {
         let name = |j: Option<usize>| j.map(|j| skeleton.name(j).to_string());
         let [l, r] = self.legs;
         let [al, ar] = self.arms;
         let explicit = |i: usize| {
-            (self.feet_source[i] == Some(SocketSource::Explicit))
-                .then_some(self.feet[i])
-                .flatten()
+            matches!(
+                self.feet_source[i],
+                Some(SocketSource::Explicit | SocketSource::Mesh)
+            )
+            .then_some(self.feet[i])
+            .flatten()
         };
         BoneNames {
             pelvis: name(self.pelvis),
@@ -1631,6 +1636,17 @@ mod tests {
         assert!(
             (heel - Vec3::new(-0.1, 0.0, -0.07)).length() < 1e-5,
             "{heel}"
+        );
+        // Written as names, the mesh sockets are kept (the skeleton alone cannot give them
+        // again) and read back as explicit; the toe-joint ones are derived again.
+        let names = map.to_names(&s);
+        assert_eq!(names.foot_sockets_l, None);
+        assert_eq!(names.foot_sockets_r, map.feet[1]);
+        let back = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(back.feet, map.feet);
+        assert_eq!(
+            back.feet_source,
+            [Some(SocketSource::ToeJoint), Some(SocketSource::Explicit)]
         );
     }
 
