@@ -49,8 +49,10 @@ pub struct ArmChain {
     pub hand: usize,
 }
 
-/// Points fixed to a foot joint, in the foot joint's local frame (metres): the bottom of the
-/// heel, the bottom of the ball, and the mid-foot point between them that ground probes use.
+/// Points fixed to a foot joint, in the foot joint's local frame: the bottom of the heel, the
+/// bottom of the ball, and the mid-foot point between them that ground probes use. Metres
+/// when the joint's rest model transform has no scale; an armature scale baked into the
+/// joints scales them (Quaternius rigs: 100, so sockets 20 cm apart are 0.002 apart here).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub struct FootSockets {
