@@ -29,7 +29,8 @@ pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
         None => {
             print_skeleton(&mannequin.skeleton);
             let map = HumanoidMap::detect(&mannequin.skeleton);
-            print_bone_map(&mannequin.skeleton, &map, "detected", None);
+            let origin = format!("detected, preset {:?}", map.preset);
+            print_bone_map(&mannequin.skeleton, &map, &origin, None);
             print_clips(&mannequin.clips);
         }
     }
