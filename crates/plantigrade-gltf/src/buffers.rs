@@ -70,7 +70,7 @@ impl<'a> Buffers<'a> {
         Ok(Self { data })
     }
 
-    fn get(&self, index: usize) -> Option<&[u8]> {
+    pub(crate) fn get(&self, index: usize) -> Option<&[u8]> {
         self.data.get(index).and_then(|d| d.as_deref())
     }
 }

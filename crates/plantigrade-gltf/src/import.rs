@@ -7,13 +7,16 @@ use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use gltf::json;
 use gltf::json::animation::{Interpolation as GltfInterpolation, Property};
 use gltf::json::validation::Checked;
-use plantigrade::{Clip, ClipError, Interpolation, Joint, JointTracks, Skeleton, Track, Transform};
+use plantigrade::{
+    Clip, ClipError, HumanoidMap, Interpolation, Joint, JointTracks, Skeleton, Track, Transform,
+};
 
 use crate::buffers::{read_floats, Buffers, Components};
 use crate::compression::Compression;
 use crate::container;
 use crate::error::GltfError;
 use crate::metadata;
+use crate::skin::{self, SkinVertices};
 
 /// Most `clips × joints` entries an import builds (each clip holds a track slot per joint):
 /// 4 M, far above real assets, far below what would exhaust memory.
@@ -28,6 +31,11 @@ pub struct ImportOptions {
     /// [`ImportedAsset::skipped_clips`], and the other clips load. `true`: the first such
     /// animation refuses the whole file with its error.
     pub strict: bool,
+    /// `false` (the default): meshes are not read. `true`: the vertices of uncompressed
+    /// skinned meshes are read into [`ImportedAsset::skin_vertices`] (for foot sockets on
+    /// rigs without toe joints, [`ImportedAsset::sockets_from_skin`]); a primitive that
+    /// cannot be read is listed there and never fails the import.
+    pub skin_vertices: bool,
 }
 
 impl ImportOptions {
@@ -35,7 +43,19 @@ impl ImportOptions {
     pub fn with_strict(self, strict: bool) -> Self {
         Self { strict, ..self }
     }
+
+    /// These options with [`ImportOptions::skin_vertices`] set to `read`.
+    pub fn with_skin_vertices(self, read: bool) -> Self {
+        Self {
+            skin_vertices: read,
+            ..self
+        }
+    }
 }
+
+/// Least weight (0..=1) for a vertex to count as part of a foot in
+/// [`ImportedAsset::sockets_from_skin`].
+pub const FOOT_VERTEX_MIN_WEIGHT: f32 = 0.5;
 
 /// What [`load_path`] and [`load_slice`] return: the skeleton, every animation as a clip, and
 /// what was left out.
@@ -60,6 +80,25 @@ pub struct ImportedAsset {
     /// decode. Meshes are never imported (they are the renderer's business); this lists the
     /// ones whose data only a decoder for that extension can read.
     pub skipped_meshes: Vec<SkippedMesh>,
+    /// The skinned meshes' vertices in the rest pose, with [`ImportOptions::skin_vertices`];
+    /// empty otherwise.
+    pub skin_vertices: SkinVertices,
+}
+
+impl ImportedAsset {
+    /// Sockets from the skin for the feet of `map` that have no toe joint (their sockets
+    /// came from leg proportions): the vertices weighted at least
+    /// [`FOOT_VERTEX_MIN_WEIGHT`] to each foot joint
+    /// ([`plantigrade::FootSockets::from_sole_points`]). Needs
+    /// [`ImportOptions::skin_vertices`]; returns how many feet changed.
+    pub fn sockets_from_skin(&self, map: &mut HumanoidMap) -> usize {
+        if self.skin_vertices.is_empty() {
+            return 0;
+        }
+        map.sockets_from_skin(&self.skeleton, |foot| {
+            self.skin_vertices.weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
+        })
+    }
 }
 
 /// An animation left out of [`ImportedAsset::clips`].
@@ -184,7 +223,19 @@ pub fn load_slice_with(
             }),
         }
     }
+    let skin_vertices = if options.skin_vertices {
+        skin::read(
+            &root,
+            &buffers,
+            &compression,
+            &rig.skeleton,
+            &rig.joint_of_node,
+        )
+    } else {
+        SkinVertices::default()
+    };
     Ok(ImportedAsset {
+        skin_vertices,
         skeleton: rig.skeleton,
         clips,
         joint_nodes: rig.joint_nodes,

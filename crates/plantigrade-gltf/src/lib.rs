@@ -6,7 +6,13 @@
 //! Reads `.glb` and `.gltf`. Buffers come from the GLB binary chunk, base64 `data:` URIs, or
 //! files relative to the `.gltf`; any other URI (`http:`, `file:`, absolute paths) is refused
 //! with [`GltfError::UnsupportedUri`], and nothing is ever downloaded. Meshes, materials and
-//! images are the renderer's business and are not read.
+//! images are the renderer's business and are not read, except on request
+//! ([`ImportOptions::skin_vertices`]) the vertices of uncompressed skinned meshes, skinned by
+//! the rest pose into [`ImportedAsset::skin_vertices`]: [`ImportedAsset::sockets_from_skin`]
+//! places the heel and ball of feet without toe joints from them (SPEC RIG-3). They are read
+//! with the `gltf` crate's accessor readers after the document passes its validation and
+//! each accessor's kind, stride and range are checked; a primitive that cannot be read is
+//! listed in [`SkinVertices::skipped`] and never fails the import.
 //!
 //! - **Compressed meshes.** Files that require `KHR_draco_mesh_compression` or
 //!   `EXT_meshopt_compression` load, since the skeleton and clips do not need the meshes;
@@ -94,10 +100,12 @@ mod error;
 mod export;
 mod import;
 mod metadata;
+mod skin;
 
 pub use error::{error_chain, GltfError};
 pub use export::{export_glb, export_glb_to_path};
 pub use import::{
     load_path, load_path_with, load_slice, load_slice_with, ImportOptions, ImportedAsset,
-    SkipReason, SkippedChannel, SkippedClip, SkippedMesh,
+    SkipReason, SkippedChannel, SkippedClip, SkippedMesh, FOOT_VERTEX_MIN_WEIGHT,
 };
+pub use skin::SkinVertices;

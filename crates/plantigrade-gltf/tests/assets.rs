@@ -1,10 +1,13 @@
 //! The third-party CC0 rigs in `../shared/assets/` load with the right joints, clips, bone
 //! map and an upright rest pose (which catches a missed armature transform).
 
-use plantigrade::bone_map::{BonePreset, HumanoidMap, Side};
+use glam::Vec3;
+use plantigrade::bone_map::{
+    BoneMapError, BoneNames, BonePreset, FootSockets, HumanoidMap, Side, SocketSource,
+};
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::Skeleton;
-use plantigrade_gltf::{load_path, ImportedAsset, SkipReason};
+use plantigrade_gltf::{load_path, load_path_with, ImportOptions, ImportedAsset, SkipReason};
 
 fn load(name: &str) -> Option<ImportedAsset> {
     let path = plantigrade_test_assets::require(name)?;
@@ -249,5 +252,176 @@ fn walk_clips_sample_to_plausible_poses() {
             "hips",
             ["foot.l", "foot.r"],
         );
+    }
+}
+
+fn load_with_skin(name: &str) -> Option<ImportedAsset> {
+    let path = plantigrade_test_assets::require(name)?;
+    let options = ImportOptions::default().with_skin_vertices(true);
+    Some(load_path_with(&path, options).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// Heel and ball of `sockets` on `foot` in the rest pose's model space.
+fn sockets_model(skeleton: &Skeleton, foot: usize, sockets: &FootSockets) -> (Vec3, Vec3) {
+    let m = skeleton.rest_model()[foot];
+    (
+        m.transform_point3(sockets.heel_foot_local),
+        m.transform_point3(sockets.ball_foot_local),
+    )
+}
+
+#[test]
+fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_are_explained() {
+    let Some(asset) = load(QUATERNIUS) else {
+        return;
+    };
+    let s = &asset.skeleton;
+    let map = HumanoidMap::detect(s);
+    // It was labelled KayKit: the same words in lower case, matched case-insensitively.
+    assert_eq!(map.preset, BonePreset::Quaternius);
+    for (side, x) in [(Side::Left, "L"), (Side::Right, "R")] {
+        assert_eq!(
+            map.legs[side.index()].thigh,
+            s.find(&format!("UpperLeg.{x}"))
+        );
+        assert_eq!(
+            map.legs[side.index()].calf,
+            s.find(&format!("LowerLeg.{x}"))
+        );
+        match map.leg(side).unwrap_err() {
+            BoneMapError::BrokenChain {
+                child,
+                parent,
+                child_ancestry,
+                ..
+            } => {
+                assert_eq!(child, format!("Foot.{x}"));
+                assert_eq!(parent, format!("LowerLeg.{x}"));
+                assert_eq!(child_ancestry, [format!("Foot.{x}"), "Root".to_string()]);
+            }
+            other => panic!("{side:?}: {other}"),
+        }
+    }
+    // An explicit map naming those feet is refused for the same reason.
+    let names = BoneNames {
+        thigh_l: Some("UpperLeg.L".into()),
+        calf_l: Some("LowerLeg.L".into()),
+        foot_l: Some("Foot.L".into()),
+        ..Default::default()
+    };
+    let err = HumanoidMap::from_names(s, &names).unwrap_err().to_string();
+    assert!(
+        err.contains("'Foot.L'") && err.ends_with("its parent chain is Foot.L → Root"),
+        "{err}"
+    );
+}
+
+#[test]
+fn quaternius_feet_get_sockets_from_the_skin() {
+    // No toe joints; the feet are round shoes skinned to Foot.L / Foot.R.
+    let Some(asset) = load_with_skin(QUATERNIUS) else {
+        return;
+    };
+    let s = &asset.skeleton;
+    assert!(
+        asset.skin_vertices.skipped.is_empty(),
+        "{:?}",
+        asset.skin_vertices.skipped
+    );
+    let mut heels = Vec::new();
+    for name in ["Foot.L", "Foot.R"] {
+        let foot = joint(s, name);
+        let points = asset
+            .skin_vertices
+            .weighted_to(foot, plantigrade_gltf::FOOT_VERTEX_MIN_WEIGHT);
+        assert!(points.len() > 20, "{name}: {} vertices", points.len());
+        let sockets = FootSockets::from_sole_points(s, foot, &points).unwrap();
+        let (heel, ball) = sockets_model(s, foot, &sockets);
+        let length = (ball - heel).length();
+        assert!(
+            (0.1..0.3).contains(&length),
+            "{name}: heel {heel} ball {ball}"
+        );
+        assert!(
+            heel.y.abs() < 0.01 && ball.y.abs() < 0.01,
+            "{name}: sole off the ground"
+        );
+        assert!(ball.z > heel.z + 0.1, "{name}: ball not ahead of heel");
+        heels.push(heel);
+    }
+    // Mirror images of each other.
+    assert!((heels[0] - heels[1] * Vec3::new(-1.0, 1.0, 1.0)).length() < 0.005);
+}
+
+#[test]
+fn ual_foot_skin_gives_the_sockets_its_toe_joint_gives() {
+    // The UAL rig has toe joints; the vertices weighted to DEF-foot end at the ball (the toes
+    // are weighted to DEF-toe), so the skin estimate should land on the toe-joint sockets.
+    let Some(asset) = load_with_skin(UAL) else {
+        return;
+    };
+    let s = &asset.skeleton;
+    let map = HumanoidMap::detect(s);
+    for side in Side::BOTH {
+        let leg = map.leg(side).unwrap();
+        assert_eq!(map.feet_source[side.index()], Some(SocketSource::ToeJoint));
+        let (joint_heel, joint_ball) = sockets_model(s, leg.foot, &map.feet[side.index()].unwrap());
+        let points = asset.skin_vertices.weighted_to(leg.foot, 0.5);
+        let mesh = FootSockets::from_sole_points(s, leg.foot, &points).unwrap();
+        let (heel, ball) = sockets_model(s, leg.foot, &mesh);
+        assert!(
+            (heel - joint_heel).length() < 0.01,
+            "{side:?} heel {heel} vs {joint_heel}"
+        );
+        assert!(
+            (ball - joint_ball).length() < 0.025,
+            "{side:?} ball {ball} vs {joint_ball}"
+        );
+        assert!(heel.y.abs() < 0.005 && ball.y.abs() < 0.005);
+    }
+    // Toe-joint sockets are kept when the skin is offered.
+    let mut with_skin = map.clone();
+    assert_eq!(asset.sockets_from_skin(&mut with_skin), 0);
+    assert_eq!(with_skin, map);
+}
+
+#[test]
+fn kaykit_without_its_toe_joints_gets_sockets_from_human_proportions() {
+    // KayKit files carry no mesh: a map without the toes falls back to leg proportions.
+    // Those are human (foot 0.31 of the leg), and KayKit is a stylised figure with short
+    // legs (0.227 + 0.148 m) and big shoes: 8.4 cm heel to ball where its toe joints say
+    // 15.5 cm. Such a rig needs its toe joints, a mesh, or explicit sockets.
+    let Some(asset) = load_with_skin(KAYKIT[0].0) else {
+        return;
+    };
+    let s = &asset.skeleton;
+    assert!(asset.skin_vertices.is_empty());
+    let mut names = HumanoidMap::detect(s).to_names(s);
+    names.ball_l = None;
+    names.ball_r = None;
+    let mut map = HumanoidMap::from_names(s, &names).unwrap();
+    assert_eq!(asset.sockets_from_skin(&mut map), 0);
+    for side in Side::BOTH {
+        assert_eq!(
+            map.feet_source[side.index()],
+            Some(SocketSource::Proportions)
+        );
+        let leg = map.leg(side).unwrap();
+        let at = |j: usize| s.rest_position_model(j);
+        let leg_length =
+            (at(leg.calf) - at(leg.thigh)).length() + (at(leg.foot) - at(leg.calf)).length();
+        assert!((leg_length - 0.375).abs() < 0.005, "{leg_length}");
+        let (heel, ball) = sockets_model(s, leg.foot, &map.feet[side.index()].unwrap());
+        let ankle = at(leg.foot);
+        assert!(
+            (ball.z - ankle.z - 0.47 * 0.31 * leg_length).abs() < 1e-4,
+            "{ball}"
+        );
+        assert!(
+            (ankle.z - heel.z - 0.25 * 0.31 * leg_length).abs() < 1e-4,
+            "{heel}"
+        );
+        assert!(((ball - heel).length() - 0.084).abs() < 0.001);
+        assert!(heel.y.abs() < 1e-4 && ball.y.abs() < 1e-4);
     }
 }

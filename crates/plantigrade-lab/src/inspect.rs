@@ -1,12 +1,16 @@
-//! `inspect FILE.glb` and `mannequin --export FILE.glb`.
+//! `inspect FILE.glb [--bone-map MAP.ron] [--write-bone-map OUT.ron]` and
+//! `mannequin --export FILE.glb`.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::Context;
-use plantigrade::bone_map::{HumanoidMap, Side};
+use plantigrade::bone_map::{
+    BoneMapError, BoneNames, FootSockets, HumanoidMap, Side, SocketSource,
+};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::{Clip, Skeleton};
-use plantigrade_gltf::ImportedAsset;
+use plantigrade_gltf::{ImportOptions, ImportedAsset, FOOT_VERTEX_MIN_WEIGHT};
 
 /// Prints the built-in mannequin, or writes it as a .glb.
 pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
@@ -22,19 +26,132 @@ pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
                 mannequin.clips.len()
             );
         }
-        None => print_asset(&mannequin.skeleton, &mannequin.clips),
+        None => {
+            print_skeleton(&mannequin.skeleton);
+            let map = HumanoidMap::detect(&mannequin.skeleton);
+            let origin = format!("detected, preset {:?}", map.preset);
+            print_bone_map(&mannequin.skeleton, &map, &origin, None);
+            print_clips(&mannequin.clips);
+        }
     }
     Ok(true)
 }
 
-/// Loads a glTF file and prints what plantigrade sees in it.
-pub fn inspect(file: &Path) -> anyhow::Result<bool> {
-    let asset =
-        plantigrade_gltf::load_path(file).with_context(|| format!("loading {}", file.display()))?;
+/// Loads a glTF file and prints what plantigrade sees in it: the skeleton, the bone map
+/// (detected, or `bone_map` when given) with each leg's chain or why it is not one, the
+/// foot sockets and where they came from, and the clips. Writes the map in use to
+/// `write_bone_map` as ready-to-edit RON; when a leg is not found and no path is given, the
+/// RON is printed instead. `Ok(false)` when the given bone map is unusable.
+pub fn inspect(
+    file: &Path,
+    bone_map: Option<&Path>,
+    write_bone_map: Option<&Path>,
+) -> anyhow::Result<bool> {
+    // Read the map first: a missing or malformed file is an error before any output.
+    let names = bone_map.map(read_bone_names).transpose()?;
+    let options = ImportOptions::default().with_skin_vertices(true);
+    let asset = plantigrade_gltf::load_path_with(file, options)
+        .with_context(|| format!("loading {}", file.display()))?;
     println!("{}", file.display());
-    print_asset(&asset.skeleton, &asset.clips);
+    print_skeleton(&asset.skeleton);
+    let skeleton = &asset.skeleton;
+    let map = match (&names, bone_map) {
+        (Some(names), Some(path)) => {
+            let problems = HumanoidMap::check_names(skeleton, names);
+            if problems.is_empty() {
+                Some(HumanoidMap::from_names(skeleton, names)?)
+            } else {
+                let count = match problems.len() {
+                    1 => "1 problem".to_string(),
+                    n => format!("{n} problems"),
+                };
+                println!(
+                    "\nbone map {} does not fit this skeleton ({count}):",
+                    path.display()
+                );
+                for problem in &problems {
+                    match problem {
+                        BoneMapError::UnknownJoint { name, .. } => {
+                            match similar_joint(skeleton, name) {
+                                Some(near) => println!("  {problem} (did you mean '{near}'?)"),
+                                None => println!("  {problem}"),
+                            }
+                        }
+                        _ => println!("  {problem}"),
+                    }
+                }
+                None
+            }
+        }
+        _ => Some(HumanoidMap::detect(skeleton)),
+    };
+    if let Some(mut map) = map.clone() {
+        asset.sockets_from_skin(&mut map);
+        let origin = match bone_map {
+            Some(path) => format!("explicit, from {}", path.display()),
+            None => format!("detected, preset {:?}", map.preset),
+        };
+        print_bone_map(skeleton, &map, &origin, Some(&asset));
+        let ron = bone_map_ron(skeleton, &map, &file.display().to_string(), &origin);
+        let legs_found = Side::BOTH.iter().all(|&side| map.leg(side).is_ok());
+        match write_bone_map {
+            Some(out) => {
+                std::fs::write(out, &ron)
+                    .with_context(|| format!("writing the bone map {}", out.display()))?;
+                println!(
+                    "\nwrote the bone map to {} (try it with --bone-map)",
+                    out.display()
+                );
+            }
+            None if !legs_found => {
+                println!(
+                    "\na bone map to edit (or write it to a file with --write-bone-map OUT.ron):\n"
+                );
+                print!("{ron}");
+            }
+            None => {}
+        }
+    } else if let Some(out) = write_bone_map {
+        println!(
+            "\n{} not written: the bone map given is unusable",
+            out.display()
+        );
+    }
+    print_clips(&asset.clips);
     print_skipped(&asset);
-    Ok(true)
+    if !asset.skin_vertices.skipped.is_empty() {
+        println!(
+            "\nskinned mesh parts not read for foot sockets: {}",
+            asset.skin_vertices.skipped.len()
+        );
+        for reason in &asset.skin_vertices.skipped {
+            println!("  {reason}");
+        }
+    }
+    Ok(map.is_some())
+}
+
+/// A joint whose name equals `name` ignoring case and punctuation (`Foot_L` → `Foot.L`).
+fn similar_joint<'s>(skeleton: &'s Skeleton, name: &str) -> Option<&'s str> {
+    let key = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let wanted = key(name);
+    skeleton
+        .names()
+        .iter()
+        .find(|n| key(n) == wanted)
+        .map(String::as_str)
+}
+
+/// A RON `BoneNames` from a file, with the file and the line and column of a syntax error.
+fn read_bone_names(path: &Path) -> anyhow::Result<BoneNames> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the bone map {}", path.display()))?;
+    ron::from_str(&text).with_context(|| format!("bone map {}", path.display()))
 }
 
 /// What the import left out: animations that could not be imported, each with its whole
@@ -86,7 +203,7 @@ fn depth_first(skeleton: &Skeleton) -> Vec<usize> {
     order
 }
 
-fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
+fn print_skeleton(skeleton: &Skeleton) {
     println!("\nskeleton: {} joints", skeleton.num_joints());
     for joint in depth_first(skeleton) {
         let p = skeleton.rest_position_model(joint);
@@ -100,29 +217,272 @@ fn print_asset(skeleton: &Skeleton, clips: &[Clip]) {
             indent = 2 * skeleton.depth(joint)
         );
     }
+}
 
-    let map = HumanoidMap::detect(skeleton);
-    println!("\nbone map (preset {:?}):", map.preset);
+/// Where a foot's sockets came from, for the report.
+fn socket_origin(
+    skeleton: &Skeleton,
+    map: &HumanoidMap,
+    side: Side,
+    asset: Option<&ImportedAsset>,
+) -> String {
+    let leg = map.legs[side.index()];
+    match map.feet_source[side.index()] {
+        Some(SocketSource::ToeJoint) => match leg.ball {
+            Some(ball) => format!("from the toe joint '{}'", skeleton.name(ball)),
+            None => "from the toe joint".into(),
+        },
+        Some(SocketSource::Mesh) => {
+            let count = match (asset, leg.foot) {
+                (Some(asset), Some(foot)) => asset
+                    .skin_vertices
+                    .weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
+                    .len(),
+                _ => 0,
+            };
+            format!(
+                "from the mesh: {count} vertices weighted >= {FOOT_VERTEX_MIN_WEIGHT} to the foot"
+            )
+        }
+        Some(SocketSource::Proportions) => {
+            let why = match asset {
+                Some(a) if !a.skin_vertices.is_empty() => "no toe joint, too few foot vertices",
+                _ => "no toe joint, no skinned mesh",
+            };
+            format!("from human leg proportions ({why}; a stylised rig may need explicit sockets)")
+        }
+        Some(SocketSource::Explicit) => "explicit, from the bone map".into(),
+        None => "none".into(),
+    }
+}
+
+/// Heel and ball in foot space and in the rest pose's model space, and their distance.
+fn describe_sockets(skeleton: &Skeleton, foot: usize, sockets: &FootSockets) -> String {
+    let foot_model = skeleton.rest_model()[foot];
+    let heel = foot_model.transform_point3(sockets.heel_foot_local);
+    let ball = foot_model.transform_point3(sockets.ball_foot_local);
+    let v = |p: glam::Vec3| format!("[{:.3}, {:.3}, {:.3}]", p.x, p.y, p.z);
+    let fine = |p: glam::Vec3| format!("[{:.5}, {:.5}, {:.5}]", p.x, p.y, p.z);
+    // An armature scale baked into the joints (Quaternius: 100) scales foot-local units.
+    let scale = foot_model.matrix3.x_axis.length();
+    let (units, local): (String, &dyn Fn(glam::Vec3) -> String) = if (scale - 1.0).abs() > 1e-3 {
+        (format!("foot-local units, 1 = {scale:.3} m"), &fine)
+    } else {
+        ("foot-local m".into(), &v)
+    };
+    format!(
+        "heel {} ball {} ({units}); rest model heel {} ball {}; heel to ball {:.3} m",
+        local(sockets.heel_foot_local),
+        local(sockets.ball_foot_local),
+        v(heel),
+        v(ball),
+        (ball - heel).length()
+    )
+}
+
+fn print_bone_map(
+    skeleton: &Skeleton,
+    map: &HumanoidMap,
+    origin: &str,
+    asset: Option<&ImportedAsset>,
+) {
+    println!("\nbone map ({origin}):");
     for (role, joint) in map.roles() {
         match joint {
-            Some(j) => println!("  {role:<12} {}", skeleton.name(j)),
+            Some(j) => println!("  {role:<12} {}  (joint {j})", skeleton.name(j)),
             None => println!("  {role:<12} (missing)"),
         }
     }
     for side in Side::BOTH {
         match map.leg(side) {
-            Ok(_) => match map.feet[side.index()] {
-                Some(s) => println!(
-                    "  {side:?} leg: complete; foot sockets (foot-local m) heel {:.3?} ball {:.3?}",
-                    s.heel_foot_local.to_array(),
-                    s.ball_foot_local.to_array()
-                ),
-                None => println!("  {side:?} leg: complete; foot sockets could not be derived"),
-            },
-            Err(err) => println!("  {err}"),
+            Ok(leg) => {
+                println!("  {side:?} leg: complete");
+                match map.feet[side.index()] {
+                    Some(sockets) => println!(
+                        "    foot sockets {}: {}",
+                        socket_origin(skeleton, map, side, asset),
+                        describe_sockets(skeleton, leg.foot, &sockets)
+                    ),
+                    None => println!("    foot sockets could not be derived"),
+                }
+            }
+            Err(err) => {
+                println!("  {side:?} leg: not found: {err}; foot IK is disabled on this side");
+                // What the sockets of the foot joint found by name would be.
+                if let BoneMapError::BrokenChain {
+                    child_role,
+                    child_joint,
+                    ..
+                } = &err
+                {
+                    if child_role.starts_with("foot") {
+                        let points = asset
+                            .map(|a| {
+                                a.skin_vertices
+                                    .weighted_to(*child_joint, FOOT_VERTEX_MIN_WEIGHT)
+                            })
+                            .unwrap_or_default();
+                        if let Some(s) =
+                            FootSockets::from_sole_points(skeleton, *child_joint, &points)
+                        {
+                            println!(
+                                "    sockets of '{}' from the mesh ({} vertices; unused until feet outside the leg chain are supported, SPEC RIG-2): {}",
+                                skeleton.name(*child_joint),
+                                points.len(),
+                                describe_sockets(skeleton, *child_joint, &s)
+                            );
+                        }
+                    }
+                }
+            }
         }
     }
+}
 
+/// The map as a ready-to-edit RON `BoneNames`: every role listed, roles not found as `None`
+/// with the reason in a comment, sockets as they are now (explicit and mesh sockets live,
+/// since a character built from the map has no mesh; derived ones commented out).
+/// Loading it with `--bone-map` gives the same roles and sockets.
+pub(crate) fn bone_map_ron(
+    skeleton: &Skeleton,
+    map: &HumanoidMap,
+    file: &str,
+    origin: &str,
+) -> String {
+    let names = map.to_names(skeleton);
+    let quote = |name: &str| ron::to_string(name).unwrap_or_else(|_| format!("{name:?}"));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "// Bone map for {file} ({origin}), written by plantigrade-lab inspect."
+    );
+    let _ = writeln!(
+        out,
+        "// A plantigrade `BoneNames`: the format of `CharacterSettings::bone_map` and of the"
+    );
+    let _ = writeln!(
+        out,
+        "// Bevy plugin's `*.bones.ron`. Names must match the skeleton's joints exactly. Foot IK"
+    );
+    let _ = writeln!(
+        out,
+        "// needs thigh, calf and foot on a side, each below the one before; the ball (toe) is"
+    );
+    let _ = writeln!(
+        out,
+        "// optional. Try it with `plantigrade-lab inspect FILE --bone-map THIS.ron`."
+    );
+    out.push_str("(\n");
+    let one = |out: &mut String, role: &str, name: &Option<String>, why_missing: Option<String>| {
+        match name {
+            Some(n) => {
+                let _ = writeln!(out, "    {role}: Some({}),", quote(n));
+            }
+            None => {
+                let why = why_missing.unwrap_or_else(|| "not found".into());
+                let _ = writeln!(out, "    {role}: None, // {why}");
+            }
+        }
+    };
+    one(&mut out, "pelvis", &names.pelvis, None);
+    let spine: Vec<String> = names.spine.iter().map(|n| quote(n)).collect();
+    let _ = writeln!(
+        out,
+        "    spine: [{}],{}",
+        spine.join(", "),
+        if spine.is_empty() {
+            " // none found"
+        } else {
+            ""
+        }
+    );
+    one(&mut out, "neck", &names.neck, None);
+    one(&mut out, "head", &names.head, None);
+    let legs = [
+        [
+            ("thigh_l", &names.thigh_l),
+            ("calf_l", &names.calf_l),
+            ("foot_l", &names.foot_l),
+            ("ball_l", &names.ball_l),
+        ],
+        [
+            ("thigh_r", &names.thigh_r),
+            ("calf_r", &names.calf_r),
+            ("foot_r", &names.foot_r),
+            ("ball_r", &names.ball_r),
+        ],
+    ];
+    for side in Side::BOTH {
+        let problem = map.leg_problems[side.index()].as_ref();
+        for (role, name) in legs[side.index()] {
+            let why = match problem {
+                Some(BoneMapError::BrokenChain {
+                    child_role, child, ..
+                }) if *child_role == role => Some(format!(
+                    "'{child}' was found by name, but {}",
+                    problem.map(|p| p.to_string()).unwrap_or_default()
+                )),
+                _ if role.starts_with("ball") => Some(
+                    "not found (optional: sockets then come from the mesh or leg proportions)"
+                        .into(),
+                ),
+                _ => None,
+            };
+            one(&mut out, role, name, why);
+        }
+    }
+    for (role, name) in [
+        ("upperarm_l", &names.upperarm_l),
+        ("lowerarm_l", &names.lowerarm_l),
+        ("hand_l", &names.hand_l),
+        ("upperarm_r", &names.upperarm_r),
+        ("lowerarm_r", &names.lowerarm_r),
+        ("hand_r", &names.hand_r),
+    ] {
+        one(&mut out, role, name, None);
+    }
+    for side in Side::BOTH {
+        let role = format!("foot_sockets_{}", side.suffix());
+        let i = side.index();
+        match (map.feet[i], map.feet_source[i]) {
+            (Some(s), Some(SocketSource::Explicit)) => {
+                let _ = writeln!(out, "    {role}: Some({}),", sockets_ron(&s));
+            }
+            (Some(s), Some(SocketSource::Mesh)) => {
+                // Live: a character built from this map has no mesh to take them from.
+                let _ = writeln!(
+                    out,
+                    "    // {role}: foot-local, from the skin's vertices weighted to the foot."
+                );
+                let _ = writeln!(out, "    {role}: Some({}),", sockets_ron(&s));
+            }
+            (Some(s), source) => {
+                let _ = writeln!(
+                    out,
+                    "    // {role}: foot-local metres; now derived ({source:?}). Uncomment to override:"
+                );
+                let _ = writeln!(out, "    // {role}: Some({}),", sockets_ron(&s));
+            }
+            (None, _) => {
+                let _ = writeln!(out, "    {role}: None, // no leg; derived from the rest pose once the leg is mapped");
+            }
+        }
+    }
+    out.push_str(")\n");
+    out
+}
+
+fn sockets_ron(s: &FootSockets) -> String {
+    let v = |p: glam::Vec3| format!("({:?}, {:?}, {:?})", p.x, p.y, p.z);
+    format!(
+        "(heel_foot_local: {}, ball_foot_local: {}, mid_foot_local: {})",
+        v(s.heel_foot_local),
+        v(s.ball_foot_local),
+        v(s.mid_foot_local)
+    )
+}
+
+fn print_clips(clips: &[Clip]) {
     println!("\nclips: {}", clips.len());
     for clip in clips {
         let animated = clip.joint_tracks().iter().filter(|t| !t.is_empty()).count();
@@ -155,6 +515,182 @@ mod tests {
     use plantigrade::skeleton::{Joint, Transform};
 
     use super::*;
+
+    /// `root → hips → thigh → calf`, feet under the root (IK targets), toes under the feet.
+    fn detached_feet() -> Skeleton {
+        let j = |name: &str, parent: Option<usize>, t: glam::Vec3| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::from_translation(t),
+        };
+        Skeleton::new(vec![
+            j("Root", None, glam::Vec3::ZERO),
+            j("Hips", Some(0), glam::Vec3::new(0.0, 0.95, 0.0)),
+            j("UpperLeg.L", Some(1), glam::Vec3::new(0.1, -0.05, 0.0)),
+            j("LowerLeg.L", Some(2), glam::Vec3::new(0.0, -0.42, 0.0)),
+            j("UpperLeg.R", Some(1), glam::Vec3::new(-0.1, -0.05, 0.0)),
+            j("LowerLeg.R", Some(4), glam::Vec3::new(0.0, -0.42, 0.0)),
+            j("Foot.L", Some(0), glam::Vec3::new(0.1, 0.08, 0.0)),
+            j("Foot.R", Some(0), glam::Vec3::new(-0.1, 0.08, 0.0)),
+            j("Head \"quoted\"", Some(1), glam::Vec3::new(0.0, 0.7, 0.0)),
+        ])
+        .unwrap()
+    }
+
+    /// Writes `map` as RON, reads it back as an explicit map, and checks roles and sockets.
+    fn assert_round_trip(skeleton: &Skeleton, map: &HumanoidMap) -> String {
+        let text = bone_map_ron(skeleton, map, "test.glb", "detected");
+        let names: BoneNames = ron::from_str(&text).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(HumanoidMap::check_names(skeleton, &names), []);
+        let back = HumanoidMap::from_names(skeleton, &names).unwrap();
+        assert_eq!(back.roles(), map.roles(), "{text}");
+        assert_eq!(back.feet, map.feet, "{text}");
+        text
+    }
+
+    #[test]
+    fn a_written_bone_map_reads_back_as_the_same_map() {
+        let s = detached_feet();
+        let map = HumanoidMap::detect(&s);
+        assert!(map.leg(Side::Left).is_err());
+        let text = assert_round_trip(&s, &map);
+        // Every role is listed; the rejected feet as None with the reason.
+        for role in [
+            "pelvis:",
+            "spine:",
+            "neck:",
+            "head:",
+            "ball_r:",
+            "hand_r:",
+            "foot_sockets_r:",
+        ] {
+            assert!(text.contains(role), "{role} missing:\n{text}");
+        }
+        assert!(text.contains(
+            "    foot_l: None, // 'Foot.L' was found by name, but foot_l 'Foot.L' (joint 6) is not below calf_l 'LowerLeg.L' (joint 3): its parent chain is Foot.L → Root\n"
+        ), "{text}");
+        // A name that needs escaping in RON, given explicitly.
+        let quoted = BoneNames {
+            head: Some("Head \"quoted\"".into()),
+            ..map.to_names(&s)
+        };
+        let explicit = HumanoidMap::from_names(&s, &quoted).unwrap();
+        let text = assert_round_trip(&s, &explicit);
+        assert!(
+            text.contains("head: Some(\"Head \\\"quoted\\\"\")"),
+            "{text}"
+        );
+
+        // A rig whose legs are chains: derived sockets are written commented out, explicit
+        // ones live, and both read back.
+        let m = Mannequin::new();
+        let map = HumanoidMap::detect(&m.skeleton);
+        let text = assert_round_trip(&m.skeleton, &map);
+        assert!(
+            text.contains("    // foot_sockets_l: Some((heel_foot_local: ("),
+            "{text}"
+        );
+        let sockets = FootSockets {
+            heel_foot_local: glam::Vec3::new(0.01, -0.08, -0.05),
+            ball_foot_local: glam::Vec3::new(0.0, -0.08, 0.15),
+            mid_foot_local: glam::Vec3::new(0.005, -0.08, 0.05),
+        };
+        let map = map.with_foot_sockets(Side::Left, sockets);
+        let text = assert_round_trip(&m.skeleton, &map);
+        assert!(
+            text.contains("    foot_sockets_l: Some((heel_foot_local: (0.01, -0.08, -0.05)"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_shared_rigs_maps_round_trip() {
+        for file in [
+            "Mesh2Motion_HumanBase_UAL1.glb",
+            "KayKit_RigMedium_General.glb",
+            "Quaternius_Platformer_Character.glb",
+        ] {
+            let Some(path) = plantigrade_test_assets::require(file) else {
+                continue;
+            };
+            let options = ImportOptions::default().with_skin_vertices(true);
+            let asset = plantigrade_gltf::load_path_with(&path, options).unwrap();
+            let mut map = HumanoidMap::detect(&asset.skeleton);
+            asset.sockets_from_skin(&mut map);
+            assert_round_trip(&asset.skeleton, &map);
+            // Mapped without its toe joints, a rig with a mesh gets mesh sockets, which the
+            // written map carries live (a character built from it has no mesh).
+            let toeless = BoneNames {
+                ball_l: None,
+                ball_r: None,
+                ..map.to_names(&asset.skeleton)
+            };
+            let mut map = HumanoidMap::from_names(&asset.skeleton, &toeless).unwrap();
+            if Side::BOTH.iter().any(|&side| map.leg(side).is_err()) {
+                continue; // Quaternius: its feet are not in the leg chains
+            }
+            if asset.sockets_from_skin(&mut map) == 2 {
+                let text = assert_round_trip(&asset.skeleton, &map);
+                assert!(text.contains("\n    foot_sockets_l: Some(("), "{text}");
+                assert!(text.contains("\n    foot_sockets_r: Some(("), "{text}");
+            } else {
+                assert!(
+                    asset.skin_vertices.is_empty(),
+                    "{file}: the mesh gave no sockets"
+                );
+            }
+        }
+    }
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("plantigrade-lab-inspect-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join(name)
+    }
+
+    #[test]
+    fn inspect_writes_a_map_and_reads_it_back_and_refuses_bad_ones() {
+        let m = Mannequin::new();
+        let glb = scratch("mannequin.glb");
+        plantigrade_gltf::export_glb_to_path(&m.skeleton, &m.clips, &glb).unwrap();
+        let written = scratch("mannequin.bones.ron");
+        assert!(inspect(&glb, None, Some(&written)).unwrap());
+        let names: BoneNames = ron::from_str(&std::fs::read_to_string(&written).unwrap()).unwrap();
+        assert_eq!(names.thigh_l.as_deref(), Some("thigh_l"));
+        assert!(inspect(&glb, Some(&written), None).unwrap());
+
+        // A name the skeleton lacks: listed, exit status 1 (Ok(false)), no panic.
+        let unknown = scratch("unknown.bones.ron");
+        std::fs::write(
+            &unknown,
+            "(foot_l: Some(\"Foot_L\"), calf_r: Some(\"nope\"))",
+        )
+        .unwrap();
+        assert!(!inspect(&glb, Some(&unknown), None).unwrap());
+        assert_eq!(similar_joint(&m.skeleton, "Foot_L"), Some("foot_l"));
+        assert_eq!(similar_joint(&m.skeleton, "nope"), None);
+        // A leg that is not a chain: also unusable.
+        let reversed = scratch("reversed.bones.ron");
+        std::fs::write(
+            &reversed,
+            "(thigh_l: Some(\"foot_l\"), calf_l: Some(\"thigh_l\"))",
+        )
+        .unwrap();
+        assert!(!inspect(&glb, Some(&reversed), None).unwrap());
+
+        // Bad RON and a missing file: errors naming the file (and the line and column).
+        let bad = scratch("bad.bones.ron");
+        std::fs::write(&bad, "(\n  pelvis: 3,\n)").unwrap();
+        let err = format!("{:#}", inspect(&glb, Some(&bad), None).unwrap_err());
+        assert!(err.contains("bad.bones.ron") && err.contains("2:"), "{err}");
+        let missing = scratch("missing.bones.ron");
+        let err = format!("{:#}", inspect(&glb, Some(&missing), None).unwrap_err());
+        assert!(
+            err.contains("reading the bone map") && err.contains("missing.bones.ron"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn the_tree_lists_children_under_their_parents_in_any_joint_order() {

@@ -198,10 +198,20 @@ enum Command {
         #[arg(long, value_name = "FILE.glb")]
         export: Option<PathBuf>,
     },
-    /// Print a glTF file's skeleton, humanoid bone map and clips.
+    /// Print a glTF file's skeleton, humanoid bone map (with why a leg is not found), foot
+    /// sockets and clips.
     Inspect {
         /// A .glb or .gltf file.
         file: PathBuf,
+        /// Use this explicit bone map (a RON `BoneNames`, as in `CharacterSettings::bone_map`
+        /// or the Bevy plugin's `*.bones.ron`) instead of detecting the bones; every problem
+        /// with it is listed, and the exit status is 1 when it is unusable.
+        #[arg(long, value_name = "MAP.ron")]
+        bone_map: Option<PathBuf>,
+        /// Write the map in use (detected, or the one given) as a ready-to-edit RON bone
+        /// map, every role listed; roles not found are `None` with the reason beside them.
+        #[arg(long, value_name = "OUT.ron")]
+        write_bone_map: Option<PathBuf>,
     },
 }
 
@@ -487,7 +497,11 @@ fn main() -> ExitCode {
         } => run_film(&scenarios, every, (from, to), &cli),
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
-        Command::Inspect { file } => inspect::inspect(&file),
+        Command::Inspect {
+            file,
+            bone_map,
+            write_bone_map,
+        } => inspect::inspect(&file, bone_map.as_deref(), write_bone_map.as_deref()),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

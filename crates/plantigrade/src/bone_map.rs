@@ -1,7 +1,8 @@
 //! Humanoid bone map: which joint is the pelvis, the spine, each leg and arm, found by an
-//! explicit map, by name presets (UE mannequin, Mixamo, Rigify/UAL, KayKit) or by a name
-//! heuristic; and the foot sockets (heel, ball, mid-foot points) derived from the rest pose
-//! (ANIM-1). A rig without a leg chain is reported, never a panic.
+//! explicit map, by name presets (UE mannequin, Mixamo, Rigify/UAL, KayKit, Quaternius) or
+//! by a name heuristic; and the foot sockets (heel, ball, mid-foot points) derived from the
+//! rest pose (ANIM-1, RIG-1, RIG-3). A rig without a leg chain is reported with the reason
+//! (which joint is not below which), never a panic.
 
 use glam::{Affine3A, Vec3};
 
@@ -48,8 +49,10 @@ pub struct ArmChain {
     pub hand: usize,
 }
 
-/// Points fixed to a foot joint, in the foot joint's local frame (metres): the bottom of the
-/// heel, the bottom of the ball, and the mid-foot point between them that ground probes use.
+/// Points fixed to a foot joint, in the foot joint's local frame: the bottom of the heel, the
+/// bottom of the ball, and the mid-foot point between them that ground probes use. Metres
+/// when the joint's rest model transform has no scale; an armature scale baked into the
+/// joints scales them (Quaternius rigs: 100, so sockets 20 cm apart are 0.002 apart here).
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]
 pub struct FootSockets {
@@ -58,13 +61,18 @@ pub struct FootSockets {
     pub mid_foot_local: Vec3,
 }
 
-/// Which naming scheme a map came from.
+/// Which naming scheme a map came from: the preset whose names found the most roles (ties
+/// go to the preset whose names match the joints' letter case exactly).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BonePreset {
     UnrealMannequin,
     Mixamo,
     Rigify,
     KayKit,
+    /// Quaternius rigs (`Hips`, `Abdomen`, `Torso`, `UpperLeg.L`, `LowerLeg.L`, `Foot.L`,
+    /// `Fist.L`). KayKit's names are the same words in lower case, so before this preset
+    /// existed these rigs were labelled `KayKit` by a case-insensitive match.
+    Quaternius,
     /// Matched by keywords in the names (thigh/upleg/upperleg, shin/calf, …).
     Heuristic,
     /// Given by the user ([`BoneNames`]).
@@ -81,13 +89,33 @@ pub enum BoneMapError {
         side: Side,
         missing: Vec<&'static str>,
     },
-    #[error("'{child}' ({child_role}) is not below '{parent}' ({parent_role}) in the hierarchy")]
+    /// Two joints of a chain that are not parent and descendant. Roles are [`BoneNames`]
+    /// field names (`calf_l`, `foot_l`).
+    #[error("{child_role} '{child}' (joint {child_joint}) is not below {parent_role} '{parent}' (joint {parent_joint}): its parent chain is {}", child_ancestry.join(" → "))]
     BrokenChain {
         parent_role: &'static str,
         parent: String,
+        parent_joint: usize,
         child_role: &'static str,
         child: String,
+        child_joint: usize,
+        /// The child and its ancestors up to its root, by name.
+        child_ancestry: Vec<String>,
     },
+}
+
+/// Where a foot's sockets came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SocketSource {
+    /// The rest pose of the foot and its ball (toe) joint.
+    ToeJoint,
+    /// The skin's vertices weighted to the foot ([`HumanoidMap::sockets_from_skin`]).
+    Mesh,
+    /// No toe joint and no mesh: leg-length proportions ([`FootSockets::from_proportions`]).
+    Proportions,
+    /// Given in the bone map ([`BoneNames::foot_sockets_l`]) or by
+    /// [`HumanoidMap::with_foot_sockets`].
+    Explicit,
 }
 
 /// The humanoid joints of a skeleton. Every role is optional: a rig may lack arms or toes,
@@ -105,6 +133,11 @@ pub struct HumanoidMap {
     pub arms: [PartialArm; 2],
     /// Foot sockets per side, derived from the rest pose unless overridden.
     pub feet: [Option<FootSockets>; 2],
+    /// Where each of [`Self::feet`] came from (`None` when there are no sockets).
+    pub feet_source: [Option<SocketSource>; 2],
+    /// Why detection dropped joints it had found by name for a leg (e.g. a foot that is not
+    /// below the calf); [`Self::leg`] returns this error when the leg is incomplete.
+    pub leg_problems: [Option<BoneMapError>; 2],
 }
 
 /// A leg as found; any joint may be missing.
@@ -170,7 +203,7 @@ struct PresetTable {
     sides: [&'static str; 2],
 }
 
-const PRESETS: [PresetTable; 4] = [
+const PRESETS: [PresetTable; 5] = [
     PresetTable {
         preset: BonePreset::UnrealMannequin,
         pelvis: &["pelvis"],
@@ -232,18 +265,58 @@ const PRESETS: [PresetTable; 4] = [
         hand: &["wrist.{s}", "hand.{s}"],
         sides: ["l", "r"],
     },
+    PresetTable {
+        preset: BonePreset::Quaternius,
+        pelvis: &["Hips"],
+        spine: &["Abdomen", "Torso", "Chest"],
+        neck: &["Neck"],
+        head: &["Head"],
+        thigh: &["UpperLeg.{s}"],
+        calf: &["LowerLeg.{s}"],
+        foot: &["Foot.{s}"],
+        ball: &["Toes.{s}", "Toe.{s}"],
+        upperarm: &["UpperArm.{s}"],
+        lowerarm: &["LowerArm.{s}"],
+        hand: &["Fist.{s}", "Hand.{s}", "Wrist.{s}"],
+        sides: ["L", "R"],
+    },
 ];
 
 /// Joint-name lookup that ignores case and a namespace prefix (`mixamorig:`, `Armature|`).
 struct NameIndex {
     normalized: Vec<String>,
+    /// The names without their namespace prefix, case kept (for the exact-case tie-break).
+    bases: Vec<String>,
 }
 
 impl NameIndex {
     fn new(skeleton: &Skeleton) -> Self {
         Self {
             normalized: skeleton.names().iter().map(|n| normalize(n)).collect(),
+            bases: skeleton
+                .names()
+                .iter()
+                .map(|n| base_name(n).to_string())
+                .collect(),
         }
+    }
+
+    /// How many of `joints` a candidate of `candidates` names with the exact letter case.
+    fn exact_matches(
+        &self,
+        candidates: &[&str],
+        side: Option<&str>,
+        joint: Option<usize>,
+    ) -> usize {
+        let Some(joint) = joint else { return 0 };
+        let exact = candidates.iter().any(|c| {
+            let c = match side {
+                Some(s) => c.replace("{s}", s),
+                None => c.to_string(),
+            };
+            self.bases[joint] == c
+        });
+        usize::from(exact)
     }
 
     fn find(&self, name: &str) -> Option<usize> {
@@ -259,21 +332,32 @@ impl NameIndex {
     }
 }
 
-fn normalize(name: &str) -> String {
-    let base = name.rsplit([':', '|']).next().unwrap_or(name);
-    base.to_ascii_lowercase()
+fn base_name(name: &str) -> &str {
+    name.rsplit([':', '|']).next().unwrap_or(name)
 }
+
+fn normalize(name: &str) -> String {
+    base_name(name).to_ascii_lowercase()
+}
+
+/// [`BoneNames`] field names of each leg's roles, by side: thigh, calf, foot, ball.
+const LEG_ROLES: [[&str; 4]; 2] = [
+    ["thigh_l", "calf_l", "foot_l", "ball_l"],
+    ["thigh_r", "calf_r", "foot_r", "ball_r"],
+];
 
 impl HumanoidMap {
     /// Finds the humanoid bones by the best-matching preset, then fills whatever it missed
     /// with the name heuristic; foot sockets come from the rest pose.
     pub fn detect(skeleton: &Skeleton) -> Self {
         let index = NameIndex::new(skeleton);
+        // Most roles found wins; a tie goes to the preset whose names match the letter case.
         let best = PRESETS
             .iter()
             .map(|table| from_preset(skeleton, &index, table))
-            .max_by_key(|map| map.found_count())
-            .filter(|map| map.found_count() > 0);
+            .filter(|(map, _)| map.found_count() > 0)
+            .max_by_key(|(map, exact)| (map.found_count(), *exact))
+            .map(|(map, _)| map);
         let heuristic = heuristic_map(skeleton);
         let mut map = match best {
             Some(mut map) => {
@@ -286,8 +370,68 @@ impl HumanoidMap {
         map
     }
 
+    /// Every problem of an explicit map, in role order: names that are not joints, then legs
+    /// whose joints are not a parent-child chain (checked once all their names exist). Empty
+    /// when [`Self::from_names`] succeeds.
+    pub fn check_names(skeleton: &Skeleton, names: &BoneNames) -> Vec<BoneMapError> {
+        let mut problems = Vec::new();
+        let mut check = |role: &'static str, name: Option<&String>| {
+            if let Some(name) = name {
+                if skeleton.find(name).is_none() {
+                    problems.push(BoneMapError::UnknownJoint {
+                        role,
+                        name: name.clone(),
+                    });
+                }
+            }
+        };
+        check("pelvis", names.pelvis.as_ref());
+        for name in &names.spine {
+            check("spine", Some(name));
+        }
+        check("neck", names.neck.as_ref());
+        check("head", names.head.as_ref());
+        let legs = names.leg_names();
+        for (side, leg) in Side::BOTH.into_iter().zip(&legs) {
+            for (role, name) in LEG_ROLES[side.index()].into_iter().zip(leg) {
+                check(role, name.as_ref());
+            }
+        }
+        let arms = [
+            ("upperarm_l", &names.upperarm_l),
+            ("lowerarm_l", &names.lowerarm_l),
+            ("hand_l", &names.hand_l),
+            ("upperarm_r", &names.upperarm_r),
+            ("lowerarm_r", &names.lowerarm_r),
+            ("hand_r", &names.hand_r),
+        ];
+        for (role, name) in arms {
+            check(role, name.as_ref());
+        }
+        for (side, leg) in Side::BOTH.into_iter().zip(&legs) {
+            let joints = leg.clone().map(|n| n.and_then(|n| skeleton.find(&n)));
+            let all_exist = leg
+                .iter()
+                .zip(&joints)
+                .all(|(n, j)| n.is_none() || j.is_some());
+            if !all_exist {
+                continue;
+            }
+            let partial = PartialLeg {
+                thigh: joints[0],
+                calf: joints[1],
+                foot: joints[2],
+                ball: joints[3],
+            };
+            if let Some((_, err)) = chain_break(skeleton, &partial, side) {
+                problems.push(err);
+            }
+        }
+        problems
+    }
+
     /// A map from explicit names; every given name must exist. Chains are checked for
-    /// parent-child order.
+    /// parent-child order. See [`Self::check_names`] for every problem at once.
     pub fn from_names(skeleton: &Skeleton, names: &BoneNames) -> Result<Self, BoneMapError> {
         let find = |role: &'static str,
                     name: &Option<String>|
@@ -340,18 +484,97 @@ impl HumanoidMap {
                 },
             ],
             feet: [None, None],
+            feet_source: [None, None],
+            leg_problems: [None, None],
         };
         for side in Side::BOTH {
-            map.check_leg_order(skeleton, side)?;
+            if let Some((_, err)) = chain_break(skeleton, &map.legs[side.index()], side) {
+                return Err(err);
+            }
         }
         map.derive_foot_sockets(skeleton);
-        if let Some(s) = names.foot_sockets_l {
-            map.feet[0] = Some(s);
-        }
-        if let Some(s) = names.foot_sockets_r {
-            map.feet[1] = Some(s);
+        for (i, sockets) in [names.foot_sockets_l, names.foot_sockets_r]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(sockets) = sockets {
+                map.feet[i] = Some(sockets);
+                map.feet_source[i] = Some(SocketSource::Explicit);
+            }
         }
         Ok(map)
+    }
+
+    /// The names of this map's joints as an explicit map, with the sockets the skeleton
+    /// alone cannot give again: explicit ones and those from the mesh (so a character built
+    /// from the names, with no mesh at hand, keeps them). `HumanoidMap::from_names(skeleton,
+    /// &map.to_names(skeleton))` gives back the same roles and sockets (mesh sockets then
+    /// count as explicit).
+    pub fn to_names(&self, skeleton: &Skeleton) -> BoneNames {
+        let name = |j: Option<usize>| j.map(|j| skeleton.name(j).to_string());
+        let [l, r] = self.legs;
+        let [al, ar] = self.arms;
+        let explicit = |i: usize| {
+            matches!(
+                self.feet_source[i],
+                Some(SocketSource::Explicit | SocketSource::Mesh)
+            )
+            .then_some(self.feet[i])
+            .flatten()
+        };
+        BoneNames {
+            pelvis: name(self.pelvis),
+            spine: self
+                .spine
+                .iter()
+                .map(|&j| skeleton.name(j).to_string())
+                .collect(),
+            neck: name(self.neck),
+            head: name(self.head),
+            thigh_l: name(l.thigh),
+            calf_l: name(l.calf),
+            foot_l: name(l.foot),
+            ball_l: name(l.ball),
+            thigh_r: name(r.thigh),
+            calf_r: name(r.calf),
+            foot_r: name(r.foot),
+            ball_r: name(r.ball),
+            upperarm_l: name(al.upperarm),
+            lowerarm_l: name(al.lowerarm),
+            hand_l: name(al.hand),
+            upperarm_r: name(ar.upperarm),
+            lowerarm_r: name(ar.lowerarm),
+            hand_r: name(ar.hand),
+            foot_sockets_l: explicit(0),
+            foot_sockets_r: explicit(1),
+        }
+    }
+
+    /// Replaces the sockets of each foot that has no toe joint (sockets from proportions)
+    /// with sockets from the skin: `foot_points_model(foot joint)` gives the rest-pose
+    /// model-space positions of the vertices weighted to that joint (see
+    /// [`FootSockets::from_sole_points`]). Toe-joint and explicit sockets are kept. Returns
+    /// how many feet changed.
+    pub fn sockets_from_skin(
+        &mut self,
+        skeleton: &Skeleton,
+        foot_points_model: impl Fn(usize) -> Vec<Vec3>,
+    ) -> usize {
+        let mut changed = 0;
+        for side in Side::BOTH {
+            let i = side.index();
+            if self.feet_source[i] != Some(SocketSource::Proportions) {
+                continue;
+            }
+            let Ok(leg) = self.leg(side) else { continue };
+            let points = foot_points_model(leg.foot);
+            if let Some(sockets) = FootSockets::from_sole_points(skeleton, leg.foot, &points) {
+                self.feet[i] = Some(sockets);
+                self.feet_source[i] = Some(SocketSource::Mesh);
+                changed += 1;
+            }
+        }
+        changed
     }
 
     /// The complete leg chain of `side`, or an error naming the missing joints.
@@ -365,6 +588,9 @@ impl HumanoidMap {
                 ball: leg.ball,
             }),
             _ => {
+                if let Some(problem) = &self.leg_problems[side.index()] {
+                    return Err(problem.clone());
+                }
                 let missing = [("thigh", leg.thigh), ("calf", leg.calf), ("foot", leg.foot)]
                     .into_iter()
                     .filter(|(_, j)| j.is_none())
@@ -388,6 +614,7 @@ impl HumanoidMap {
     /// Replaces the derived sockets of one foot.
     pub fn with_foot_sockets(mut self, side: Side, sockets: FootSockets) -> Self {
         self.feet[side.index()] = Some(sockets);
+        self.feet_source[side.index()] = Some(SocketSource::Explicit);
         self
     }
 
@@ -433,11 +660,27 @@ impl HumanoidMap {
         self.head = self.head.or(other.head);
         for i in 0..2 {
             let (a, b) = (&mut self.legs[i], &other.legs[i]);
-            // Only take the heuristic's leg whole, so a chain never mixes two schemes.
-            if a.thigh.is_none() && a.calf.is_none() && a.foot.is_none() {
+            // Only take the heuristic's leg whole, so a chain never mixes two schemes: when
+            // this leg has none of its joints, or is incomplete and the heuristic's complete
+            // leg agrees with the joints it has.
+            let complete =
+                |l: &PartialLeg| l.thigh.is_some() && l.calf.is_some() && l.foot.is_some();
+            let agrees = |x: Option<usize>, y: Option<usize>| x.is_none() || x == y;
+            let takes_whole = (a.thigh.is_none() && a.calf.is_none() && a.foot.is_none())
+                || (!complete(a)
+                    && complete(b)
+                    && agrees(a.thigh, b.thigh)
+                    && agrees(a.calf, b.calf));
+            if takes_whole {
                 *a = *b;
+                if self.leg_problems[i].is_none() {
+                    self.leg_problems[i] = other.leg_problems[i].clone();
+                }
             } else if a.ball.is_none() && a.foot.is_some() && a.foot == b.foot {
                 a.ball = b.ball;
+            }
+            if a.thigh.is_some() && a.calf.is_some() && a.foot.is_some() {
+                self.leg_problems[i] = None;
             }
             let (a, b) = (&mut self.arms[i], &other.arms[i]);
             if a.upperarm.is_none() && a.lowerarm.is_none() && a.hand.is_none() {
@@ -446,53 +689,226 @@ impl HumanoidMap {
         }
     }
 
-    fn check_leg_order(&self, skeleton: &Skeleton, side: Side) -> Result<(), BoneMapError> {
-        let leg = &self.legs[side.index()];
-        let s = side.suffix();
-        let pairs = [
-            (leg.thigh, leg.calf, "thigh", "calf"),
-            (leg.calf, leg.foot, "calf", "foot"),
-            (leg.foot, leg.ball, "foot", "ball"),
-        ];
-        for (parent, child, parent_role, child_role) in pairs {
-            if let (Some(p), Some(c)) = (parent, child) {
-                if p == c || !skeleton.is_ancestor_or_self(p, c) {
-                    let _ = s;
-                    return Err(BoneMapError::BrokenChain {
-                        parent_role,
-                        parent: skeleton.name(p).to_string(),
-                        child_role,
-                        child: skeleton.name(c).to_string(),
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
     /// Derives heel, ball and mid-foot sockets from the rest pose, assuming the rig stands on
-    /// model-space y = 0 in its rest pose (soles at the lower of 0 and the ball joint).
+    /// model-space y = 0 in its rest pose: from the toe joint when the leg has one, else from
+    /// leg-length proportions ([`FootSockets::from_proportions`]).
     fn derive_foot_sockets(&mut self, skeleton: &Skeleton) {
         let rest_model = skeleton.rest_model();
         for side in Side::BOTH {
-            self.feet[side.index()] = self
-                .leg(side)
-                .ok()
-                .and_then(|leg| derive_sockets(&rest_model, &leg));
+            let i = side.index();
+            let derived = self.leg(side).ok().and_then(|leg| {
+                derive_sockets(&rest_model, &leg)
+                    .map(|s| (s, SocketSource::ToeJoint))
+                    .or_else(|| {
+                        sockets_from_proportions(&rest_model, leg.thigh, leg.calf, leg.foot)
+                            .map(|s| (s, SocketSource::Proportions))
+                    })
+            });
+            self.feet[i] = derived.map(|(s, _)| s);
+            self.feet_source[i] = derived.map(|(_, source)| source);
         }
     }
 }
 
+impl BoneNames {
+    /// Thigh, calf, foot and ball names of each leg, indexed by [`Side::index`].
+    fn leg_names(&self) -> [[Option<String>; 4]; 2] {
+        [
+            [
+                self.thigh_l.clone(),
+                self.calf_l.clone(),
+                self.foot_l.clone(),
+                self.ball_l.clone(),
+            ],
+            [
+                self.thigh_r.clone(),
+                self.calf_r.clone(),
+                self.foot_r.clone(),
+                self.ball_r.clone(),
+            ],
+        ]
+    }
+}
+
+/// The first link of `leg` (thigh → calf → foot → ball, skipping missing joints' links)
+/// whose lower joint is not below the upper one: the index of that lower role (1 calf,
+/// 2 foot, 3 ball) and the error naming both joints and the lower one's parent chain.
+fn chain_break(skeleton: &Skeleton, leg: &PartialLeg, side: Side) -> Option<(usize, BoneMapError)> {
+    let joints = [leg.thigh, leg.calf, leg.foot, leg.ball];
+    let roles = LEG_ROLES[side.index()];
+    for upper in 0..3 {
+        let lower = upper + 1;
+        let (Some(p), Some(c)) = (joints[upper], joints[lower]) else {
+            continue;
+        };
+        if p != c && skeleton.is_ancestor_or_self(p, c) {
+            continue;
+        }
+        let ancestry = std::iter::successors(Some(c), |&j| skeleton.parent(j))
+            .map(|j| skeleton.name(j).to_string())
+            .collect();
+        return Some((
+            lower,
+            BoneMapError::BrokenChain {
+                parent_role: roles[upper],
+                parent: skeleton.name(p).to_string(),
+                parent_joint: p,
+                child_role: roles[lower],
+                child: skeleton.name(c).to_string(),
+                child_joint: c,
+                child_ancestry: ancestry,
+            },
+        ));
+    }
+    None
+}
+
+/// Keeps the part of `leg` above its first broken link and returns the error for that link.
+fn cut_at_break(skeleton: &Skeleton, leg: &mut PartialLeg, side: Side) -> Option<BoneMapError> {
+    let (lower, err) = chain_break(skeleton, leg, side)?;
+    let slots = [&mut leg.calf, &mut leg.foot, &mut leg.ball];
+    for slot in slots.into_iter().skip(lower - 1) {
+        *slot = None;
+    }
+    Some(err)
+}
+
+/// Foot length as a fraction of leg length (hip to knee plus knee to ankle): 0.152 H over
+/// 0.245 H + 0.246 H, the segment lengths as fractions of stature H of Drillis & Contini
+/// (1966), as tabulated in Winter, *Biomechanics and Motor Control of Human Movement*, fig. 4.1.
+const FOOT_PER_LEG_LENGTH: f32 = 0.31;
+/// Back of the heel behind the ankle, as a fraction of foot length (the ankle axis sits about
+/// a quarter of the foot length in front of the back of the heel).
+const HEEL_BEHIND_ANKLE_PER_FOOT: f32 = 0.25;
+/// Ball (metatarsal heads) ahead of the ankle, as a fraction of foot length: the ball lies at
+/// about 72 % of the foot length from the back of the heel (the shoe-last ball line),
+/// 0.72 − 0.25 = 0.47 ahead of the ankle.
+const BALL_AHEAD_OF_ANKLE_PER_FOOT: f32 = 0.47;
+
+impl FootSockets {
+    /// Sockets of a foot without a toe joint from leg-length proportions (rest pose, model
+    /// space +Z forward, ground at y = 0 or the ankle if lower): foot length 0.31 × (thigh +
+    /// shin length); the ball 0.47 and the back of the heel 0.25 foot lengths ahead of and
+    /// behind the ankle, both on the ground. `None` for a degenerate (zero-length or
+    /// non-finite) leg or out-of-range joints.
+    pub fn from_proportions(
+        skeleton: &Skeleton,
+        thigh: usize,
+        calf: usize,
+        foot: usize,
+    ) -> Option<FootSockets> {
+        let n = skeleton.num_joints();
+        if thigh >= n || calf >= n || foot >= n {
+            return None;
+        }
+        sockets_from_proportions(&skeleton.rest_model(), thigh, calf, foot)
+    }
+
+    /// Sockets of `foot` from points of its skin: `points_model` are rest-pose model-space
+    /// positions of the vertices weighted to the foot (y up, +Z forward). The sole is the
+    /// lowest 10 % of the points' height range; the heel socket is at the sole's rearmost
+    /// point and the ball socket at its frontmost (a foot without a toe joint pivots at the
+    /// front of its sole), each at the mean x of the sole points in the rear or front fifth
+    /// of its length, both at the lowest point's height. `None` with fewer than 4 finite
+    /// points or a sole shorter than 1 cm.
+    pub fn from_sole_points(
+        skeleton: &Skeleton,
+        foot: usize,
+        points_model: &[Vec3],
+    ) -> Option<FootSockets> {
+        if foot >= skeleton.num_joints() {
+            return None;
+        }
+        let points: Vec<Vec3> = points_model
+            .iter()
+            .copied()
+            .filter(|p| p.is_finite())
+            .collect();
+        if points.len() < 4 {
+            return None;
+        }
+        let (low, high) = points.iter().fold((f32::MAX, f32::MIN), |(lo, hi), p| {
+            (lo.min(p.y), hi.max(p.y))
+        });
+        let band = 0.1 * (high - low);
+        let sole: Vec<Vec3> = points
+            .iter()
+            .copied()
+            .filter(|p| p.y <= low + band)
+            .collect();
+        let (rear, front) = sole
+            .iter()
+            .fold((f32::MAX, f32::MIN), |(r, f), p| (r.min(p.z), f.max(p.z)));
+        let length = front - rear;
+        if length.is_nan() || length < 0.01 {
+            return None;
+        }
+        let mean_x = |keep: &dyn Fn(f32) -> bool| {
+            let (sum, count) = sole
+                .iter()
+                .filter(|p| keep(p.z))
+                .fold((0.0, 0), |(s, c), p| (s + p.x, c + 1));
+            sum / count.max(1) as f32
+        };
+        let heel_x = mean_x(&|z| z <= rear + 0.2 * length);
+        let ball_x = mean_x(&|z| z >= front - 0.2 * length);
+        let to_foot = skeleton.rest_model()[foot].inverse();
+        let heel = to_foot.transform_point3(Vec3::new(heel_x, low, rear));
+        let ball = to_foot.transform_point3(Vec3::new(ball_x, low, front));
+        (heel.is_finite() && ball.is_finite()).then_some(FootSockets {
+            heel_foot_local: heel,
+            ball_foot_local: ball,
+            mid_foot_local: (heel + ball) * 0.5,
+        })
+    }
+}
+
+fn sockets_from_proportions(
+    rest_model: &[Affine3A],
+    thigh: usize,
+    calf: usize,
+    foot: usize,
+) -> Option<FootSockets> {
+    let at = |j: usize| Vec3::from(rest_model[j].translation);
+    let (hip, knee, ankle) = (at(thigh), at(calf), at(foot));
+    let leg_length = (knee - hip).length() + (ankle - knee).length();
+    let foot_length = FOOT_PER_LEG_LENGTH * leg_length;
+    if !foot_length.is_finite() || foot_length <= 1e-4 {
+        return None;
+    }
+    let sole_y = ankle.y.min(0.0);
+    let heel_model = Vec3::new(
+        ankle.x,
+        sole_y,
+        ankle.z - HEEL_BEHIND_ANKLE_PER_FOOT * foot_length,
+    );
+    let ball_model = Vec3::new(
+        ankle.x,
+        sole_y,
+        ankle.z + BALL_AHEAD_OF_ANKLE_PER_FOOT * foot_length,
+    );
+    let to_foot = rest_model[foot].inverse();
+    let heel = to_foot.transform_point3(heel_model);
+    let ball = to_foot.transform_point3(ball_model);
+    (heel.is_finite() && ball.is_finite()).then_some(FootSockets {
+        heel_foot_local: heel,
+        ball_foot_local: ball,
+        mid_foot_local: (heel + ball) * 0.5,
+    })
+}
+
+/// Sockets from the foot and its ball (toe) joint in the rest pose.
 fn derive_sockets(rest_model: &[Affine3A], leg: &LegChain) -> Option<FootSockets> {
     let foot_model = rest_model[leg.foot];
     let ankle = Vec3::from(foot_model.translation);
-    let calf = Vec3::from(rest_model[leg.calf].translation);
-    let shin_length = (ankle - calf).length();
-    let ball = match leg.ball {
-        Some(b) => Vec3::from(rest_model[b].translation),
-        // No toe joint: a typical ball 55 % of a shin length ahead of the ankle along +Z.
-        None => Vec3::new(ankle.x, 0.0, ankle.z + 0.35 * shin_length),
-    };
+    let ball = Vec3::from(rest_model[leg.ball?].translation);
+    // A toe joint (almost) straight below or above the ankle says nothing about the foot's
+    // length: heel and ball would be millimetres apart. Leave it to the proportions.
+    let shin_length = (ankle - Vec3::from(rest_model[leg.calf].translation)).length();
+    let ahead = Vec3::new(ball.x - ankle.x, 0.0, ball.z - ankle.z).length();
+    if !ahead.is_finite() || !shin_length.is_finite() || ahead < 0.1 * shin_length {
+        return None;
+    }
     let sole_y = ball.y.min(0.0);
     let forward = {
         let f = Vec3::new(ball.x - ankle.x, 0.0, ball.z - ankle.z);
@@ -517,8 +933,14 @@ fn derive_sockets(rest_model: &[Affine3A], leg: &LegChain) -> Option<FootSockets
     (heel.is_finite() && ball.is_finite()).then_some(sockets)
 }
 
-fn from_preset(skeleton: &Skeleton, index: &NameIndex, table: &PresetTable) -> HumanoidMap {
-    let spine = table.spine.iter().filter_map(|n| index.find(n)).collect();
+/// The map a preset's names give, and how many of its roles matched with the exact letter
+/// case (the tie-break between presets that differ only in case, e.g. KayKit and Quaternius).
+fn from_preset(
+    skeleton: &Skeleton,
+    index: &NameIndex,
+    table: &PresetTable,
+) -> (HumanoidMap, usize) {
+    let spine: Vec<usize> = table.spine.iter().filter_map(|n| index.find(n)).collect();
     let mut legs = [PartialLeg::default(); 2];
     let mut arms = [PartialArm::default(); 2];
     for side in Side::BOTH {
@@ -544,14 +966,35 @@ fn from_preset(skeleton: &Skeleton, index: &NameIndex, table: &PresetTable) -> H
         legs,
         arms,
         feet: [None, None],
+        feet_source: [None, None],
+        leg_problems: [None, None],
     };
-    // A preset leg whose joints are not a parent-child chain is not that preset's leg.
+    // A joint of a preset leg that is not below the one above it is not that leg's joint:
+    // keep the chain above it and remember why (IK-target feet hang from the armature root).
     for side in Side::BOTH {
-        if map.check_leg_order(skeleton, side).is_err() {
-            map.legs[side.index()] = PartialLeg::default();
-        }
+        let i = side.index();
+        map.leg_problems[i] = cut_at_break(skeleton, &mut map.legs[i], side);
     }
-    map
+    let mut exact = table
+        .spine
+        .iter()
+        .filter(|n| index.bases.iter().any(|b| b == *n))
+        .count();
+    exact += index.exact_matches(table.pelvis, None, map.pelvis);
+    exact += index.exact_matches(table.neck, None, map.neck);
+    exact += index.exact_matches(table.head, None, map.head);
+    for side in Side::BOTH {
+        let s = Some(table.sides[side.index()]);
+        let (leg, arm) = (map.legs[side.index()], map.arms[side.index()]);
+        exact += index.exact_matches(table.thigh, s, leg.thigh);
+        exact += index.exact_matches(table.calf, s, leg.calf);
+        exact += index.exact_matches(table.foot, s, leg.foot);
+        exact += index.exact_matches(table.ball, s, leg.ball);
+        exact += index.exact_matches(table.upperarm, s, arm.upperarm);
+        exact += index.exact_matches(table.lowerarm, s, arm.lowerarm);
+        exact += index.exact_matches(table.hand, s, arm.hand);
+    }
+    (map, exact)
 }
 
 /// Splits a name into lowercase words at separators and camel-case humps:
@@ -677,6 +1120,8 @@ fn heuristic_map(skeleton: &Skeleton) -> HumanoidMap {
         legs: [PartialLeg::default(); 2],
         arms: [PartialArm::default(); 2],
         feet: [None, None],
+        feet_source: [None, None],
+        leg_problems: [None, None],
     };
     for side in Side::BOTH {
         let s = Some(side);
@@ -701,6 +1146,17 @@ fn heuristic_map(skeleton: &Skeleton) -> HumanoidMap {
             foot,
             ball,
         };
+        // A joint named like this leg's calf or foot that is not below the joint above it
+        // (an IK-target foot under the armature root): say so rather than "not found".
+        if calf.is_none() || foot.is_none() {
+            let named = PartialLeg {
+                thigh,
+                calf: calf.or_else(|| pick(Guess::Calf, s)),
+                foot: foot.or_else(|| pick(Guess::Foot, s)),
+                ball: None,
+            };
+            map.leg_problems[side.index()] = chain_break(skeleton, &named, side).map(|(_, e)| e);
+        }
         let upperarm = pick(Guess::UpperArm, s);
         let lowerarm = below(Guess::LowerArm, upperarm);
         let hand = below(Guess::Hand, lowerarm);
@@ -743,7 +1199,7 @@ mod tests {
 
     #[test]
     fn presets_find_legs() {
-        let cases: [([&str; 10], BonePreset); 4] = [
+        let cases: [([&str; 10], BonePreset); 5] = [
             (
                 [
                     "root", "pelvis", "thigh_l", "calf_l", "foot_l", "ball_l", "thigh_r", "calf_r",
@@ -795,6 +1251,21 @@ mod tests {
                     "toes.r",
                 ],
                 BonePreset::KayKit,
+            ),
+            (
+                [
+                    "Root",
+                    "Hips",
+                    "UpperLeg.L",
+                    "LowerLeg.L",
+                    "Foot.L",
+                    "Toes.L",
+                    "UpperLeg.R",
+                    "LowerLeg.R",
+                    "Foot.R",
+                    "Toes.R",
+                ],
+                BonePreset::Quaternius,
             ),
         ];
         for (names, preset) in cases {
@@ -875,6 +1346,310 @@ mod tests {
         assert!((ankle + feet.ball_foot_local - Vec3::new(0.1, 0.0, 0.13)).length() < 1e-5);
         let heel_model = ankle + feet.heel_foot_local;
         assert!(heel_model.y.abs() < 1e-5 && heel_model.z < -0.04 && heel_model.z > -0.06);
+    }
+
+    /// Quaternius-style rig: thigh → calf, but each foot hangs from the armature root
+    /// (an IK target), and there are no toe joints.
+    fn detached_feet_rig() -> Skeleton {
+        let j = |name: &str, parent: Option<usize>, t: Vec3| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::from_translation(t),
+        };
+        Skeleton::new(vec![
+            j("Root", None, Vec3::ZERO),
+            j("Foot.L", Some(0), Vec3::new(0.1, 0.08, 0.0)),
+            j("Hips", Some(0), Vec3::new(0.0, 0.95, 0.0)),
+            j("UpperLeg.L", Some(2), Vec3::new(0.1, -0.05, 0.0)),
+            j("LowerLeg.L", Some(3), Vec3::new(0.0, -0.42, 0.0)),
+            j("UpperLeg.R", Some(2), Vec3::new(-0.1, -0.05, 0.0)),
+            j("LowerLeg.R", Some(5), Vec3::new(0.0, -0.42, 0.0)),
+            j("Foot.R", Some(0), Vec3::new(-0.1, 0.08, 0.0)),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn a_foot_not_below_its_calf_is_reported_with_its_parent_chain() {
+        let s = detached_feet_rig();
+        let map = HumanoidMap::detect(&s);
+        // Quaternius names, not KayKit's lower-case ones.
+        assert_eq!(map.preset, BonePreset::Quaternius);
+        assert_eq!(map.legs[0].thigh, Some(3));
+        assert_eq!(map.legs[0].calf, Some(4));
+        assert_eq!(map.legs[0].foot, None);
+        let err = map.leg(Side::Left).unwrap_err();
+        assert_eq!(
+            err,
+            BoneMapError::BrokenChain {
+                parent_role: "calf_l",
+                parent: "LowerLeg.L".into(),
+                parent_joint: 4,
+                child_role: "foot_l",
+                child: "Foot.L".into(),
+                child_joint: 1,
+                child_ancestry: vec!["Foot.L".into(), "Root".into()],
+            }
+        );
+        assert_eq!(
+            err.to_string(),
+            "foot_l 'Foot.L' (joint 1) is not below calf_l 'LowerLeg.L' (joint 4): its parent chain is Foot.L → Root"
+        );
+        let right = map.leg(Side::Right).unwrap_err().to_string();
+        assert!(
+            right.starts_with("foot_r 'Foot.R' (joint 7) is not below calf_r"),
+            "{right}"
+        );
+        assert_eq!(map.feet, [None, None]);
+    }
+
+    #[test]
+    fn the_heuristic_also_says_which_joint_is_not_below_which() {
+        // Names no preset knows: the heuristic finds the foot by name but not below the calf.
+        let j = |name: &str, parent: Option<usize>| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::IDENTITY,
+        };
+        let s = Skeleton::new(vec![
+            j("rig", None),
+            j("ik_free_foot_left", Some(0)),
+            j("my_hips", Some(0)),
+            j("Thigh_Left", Some(2)),
+            j("Shin_Left", Some(3)),
+            j("Foot_Left", Some(0)),
+        ])
+        .unwrap();
+        let map = HumanoidMap::detect(&s);
+        assert_eq!(map.preset, BonePreset::Heuristic);
+        match map.leg(Side::Left).unwrap_err() {
+            BoneMapError::BrokenChain {
+                child,
+                parent,
+                child_ancestry,
+                ..
+            } => {
+                assert_eq!(
+                    (child.as_str(), parent.as_str()),
+                    ("Foot_Left", "Shin_Left")
+                );
+                assert_eq!(child_ancestry, ["Foot_Left", "rig"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        // Truly absent joints are still reported as missing.
+        assert!(matches!(
+            map.leg(Side::Right).unwrap_err(),
+            BoneMapError::MissingLeg { .. }
+        ));
+    }
+
+    #[test]
+    fn check_names_lists_every_problem() {
+        let s = detached_feet_rig();
+        let names = BoneNames {
+            pelvis: Some("Pelvis".into()),
+            thigh_l: Some("UpperLeg.L".into()),
+            calf_l: Some("LowerLeg.L".into()),
+            foot_l: Some("Foot.L".into()),
+            thigh_r: Some("UpperLeg.R".into()),
+            calf_r: Some("LowerLeg.R".into()),
+            foot_r: Some("Foot_R".into()),
+            hand_r: Some("Fist.R".into()),
+            ..Default::default()
+        };
+        let problems: Vec<String> = HumanoidMap::check_names(&s, &names)
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                "bone map names 'Pelvis' for pelvis, but the skeleton has no such joint",
+                "bone map names 'Foot_R' for foot_r, but the skeleton has no such joint",
+                "bone map names 'Fist.R' for hand_r, but the skeleton has no such joint",
+                "foot_l 'Foot.L' (joint 1) is not below calf_l 'LowerLeg.L' (joint 4): its parent chain is Foot.L → Root",
+            ]
+        );
+        // from_names stops at the first.
+        assert_eq!(
+            HumanoidMap::from_names(&s, &names).unwrap_err().to_string(),
+            problems[0]
+        );
+    }
+
+    #[test]
+    fn a_map_written_as_names_reads_back_the_same() {
+        let s = leg_rig([
+            "root", "pelvis", "thigh_l", "calf_l", "foot_l", "ball_l", "thigh_r", "calf_r",
+            "foot_r", "ball_r",
+        ]);
+        let detected = HumanoidMap::detect(&s);
+        let names = detected.to_names(&s);
+        assert_eq!(names.foot_l.as_deref(), Some("foot_l"));
+        let back = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(back.preset, BonePreset::Explicit);
+        assert_eq!(back.roles(), detected.roles());
+        assert_eq!(back.feet, detected.feet);
+        assert_eq!(back.feet_source, detected.feet_source);
+        // Explicit sockets are written and read back as explicit.
+        let sockets = FootSockets {
+            heel_foot_local: Vec3::new(0.0, -0.08, -0.05),
+            ball_foot_local: Vec3::new(0.0, -0.08, 0.15),
+            mid_foot_local: Vec3::new(0.0, -0.08, 0.05),
+        };
+        let custom = detected.with_foot_sockets(Side::Right, sockets);
+        let back = HumanoidMap::from_names(&s, &custom.to_names(&s)).unwrap();
+        assert_eq!(back.feet[1], Some(sockets));
+        assert_eq!(
+            back.feet_source,
+            [Some(SocketSource::ToeJoint), Some(SocketSource::Explicit)]
+        );
+    }
+
+    #[test]
+    fn sockets_without_toe_joints_come_from_leg_proportions() {
+        // The leg rig without its toe joints: leg length 0.42 + 0.4 = 0.82 m.
+        let s = leg_rig([
+            "root", "pelvis", "thigh_l", "calf_l", "foot_l", "ball_l", "thigh_r", "calf_r",
+            "foot_r", "ball_r",
+        ]);
+        let names = BoneNames {
+            thigh_l: Some("thigh_l".into()),
+            calf_l: Some("calf_l".into()),
+            foot_l: Some("foot_l".into()),
+            ..Default::default()
+        };
+        let map = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(map.feet_source[0], Some(SocketSource::Proportions));
+        let feet = map.feet[0].unwrap();
+        let ankle = s.rest_position_model(4);
+        let (heel, ball) = (ankle + feet.heel_foot_local, ankle + feet.ball_foot_local);
+        let foot_length = 0.31 * 0.82;
+        assert!(
+            (ball - Vec3::new(0.1, 0.0, 0.47 * foot_length)).length() < 1e-5,
+            "{ball}"
+        );
+        assert!(
+            (heel - Vec3::new(0.1, 0.0, -0.25 * foot_length)).length() < 1e-5,
+            "{heel}"
+        );
+        // 0.72 × 0.254 m = 18.3 cm heel to ball, on the ground.
+        assert!(((ball - heel).length() - 0.183).abs() < 0.001);
+        assert_eq!(
+            feet.mid_foot_local,
+            (feet.heel_foot_local + feet.ball_foot_local) * 0.5
+        );
+    }
+
+    #[test]
+    fn a_toe_joint_under_the_ankle_falls_back_to_proportions() {
+        let j = |name: &str, parent: Option<usize>, t: Vec3| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::from_translation(t),
+        };
+        // ball_l 2 mm ahead of the ankle: sockets from it would be 2.7 mm apart.
+        let s = Skeleton::new(vec![
+            j("pelvis", None, Vec3::new(0.0, 0.95, 0.0)),
+            j("thigh_l", Some(0), Vec3::new(0.1, -0.05, 0.0)),
+            j("calf_l", Some(1), Vec3::new(0.0, -0.42, 0.0)),
+            j("foot_l", Some(2), Vec3::new(0.0, -0.4, 0.0)),
+            j("ball_l", Some(3), Vec3::new(0.0, -0.06, 0.002)),
+        ])
+        .unwrap();
+        let map = HumanoidMap::detect(&s);
+        assert_eq!(map.leg(Side::Left).unwrap().ball, Some(4));
+        assert_eq!(map.feet_source[0], Some(SocketSource::Proportions));
+        let f = map.feet[0].unwrap();
+        assert!((f.ball_foot_local - f.heel_foot_local).length() > 0.15);
+    }
+
+    #[test]
+    fn sockets_from_sole_points_take_the_rear_and_front_of_the_sole() {
+        let s = detached_feet_rig();
+        let foot = 1; // Foot.L at (0.1, 0.08, 0.0)
+                      // A box-shaped shoe: sole at y = 0.005 from z = -0.06 to 0.18, top at 0.105, plus a
+                      // stray point above the sole band at the very front (the toe cap curving up).
+        let mut points = Vec::new();
+        for &x in &[0.06, 0.14] {
+            for &z in &[-0.06, 0.0, 0.06, 0.12, 0.18] {
+                points.push(Vec3::new(x, 0.005, z));
+                points.push(Vec3::new(x, 0.105, z));
+            }
+        }
+        points.push(Vec3::new(0.1, 0.05, 0.2));
+        points.push(Vec3::NAN);
+        let f = FootSockets::from_sole_points(&s, foot, &points).unwrap();
+        let ankle = s.rest_position_model(foot);
+        let (heel, ball) = (ankle + f.heel_foot_local, ankle + f.ball_foot_local);
+        assert!(
+            (heel - Vec3::new(0.1, 0.005, -0.06)).length() < 1e-5,
+            "{heel}"
+        );
+        assert!(
+            (ball - Vec3::new(0.1, 0.005, 0.18)).length() < 1e-5,
+            "{ball}"
+        );
+        // Too few points, or a sole of no length: no sockets.
+        assert_eq!(FootSockets::from_sole_points(&s, foot, &points[..3]), None);
+        let flat = [Vec3::new(0.1, 0.0, 0.05); 6];
+        assert_eq!(FootSockets::from_sole_points(&s, foot, &flat), None);
+        assert_eq!(FootSockets::from_sole_points(&s, 99, &points), None);
+    }
+
+    #[test]
+    fn skin_sockets_replace_proportions_only() {
+        let s = leg_rig([
+            "root", "pelvis", "thigh_l", "calf_l", "foot_l", "ball_l", "thigh_r", "calf_r",
+            "foot_r", "ball_r",
+        ]);
+        let mut names = HumanoidMap::detect(&s).to_names(&s);
+        names.ball_r = None; // the right foot has no toe joint: proportions
+        let mut map = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(
+            map.feet_source,
+            [
+                Some(SocketSource::ToeJoint),
+                Some(SocketSource::Proportions)
+            ]
+        );
+        let left_before = map.feet[0];
+        let shoe = |x: f32| {
+            (0..8)
+                .map(move |i| {
+                    Vec3::new(
+                        x,
+                        if i % 2 == 0 { 0.0 } else { 0.1 },
+                        -0.07 + 0.04 * (i / 2) as f32,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        let changed = map.sockets_from_skin(&s, |joint| shoe(s.rest_position_model(joint).x));
+        assert_eq!(changed, 1);
+        assert_eq!(map.feet[0], left_before);
+        assert_eq!(
+            map.feet_source,
+            [Some(SocketSource::ToeJoint), Some(SocketSource::Mesh)]
+        );
+        let ankle = s.rest_position_model(8);
+        let heel = ankle + map.feet[1].unwrap().heel_foot_local;
+        assert!(
+            (heel - Vec3::new(-0.1, 0.0, -0.07)).length() < 1e-5,
+            "{heel}"
+        );
+        // Written as names, the mesh sockets are kept (the skeleton alone cannot give them
+        // again) and read back as explicit; the toe-joint ones are derived again.
+        let names = map.to_names(&s);
+        assert_eq!(names.foot_sockets_l, None);
+        assert_eq!(names.foot_sockets_r, map.feet[1]);
+        let back = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(back.feet, map.feet);
+        assert_eq!(
+            back.feet_source,
+            [Some(SocketSource::ToeJoint), Some(SocketSource::Explicit)]
+        );
     }
 
     #[test]
