@@ -398,20 +398,7 @@ pub(crate) fn bone_map_ron(
     );
     one(&mut out, "neck", &names.neck, None);
     one(&mut out, "head", &names.head, None);
-    let legs = [
-        [
-            ("thigh_l", &names.thigh_l),
-            ("calf_l", &names.calf_l),
-            ("foot_l", &names.foot_l),
-            ("ball_l", &names.ball_l),
-        ],
-        [
-            ("thigh_r", &names.thigh_r),
-            ("calf_r", &names.calf_r),
-            ("foot_r", &names.foot_r),
-            ("ball_r", &names.ball_r),
-        ],
-    ];
+    let legs = names.leg_roles();
     for side in Side::BOTH {
         let problem = map.leg_problems[side.index()].as_ref();
         for (role, name) in legs[side.index()] {
@@ -431,14 +418,7 @@ pub(crate) fn bone_map_ron(
             one(&mut out, role, name, why);
         }
     }
-    for (role, name) in [
-        ("upperarm_l", &names.upperarm_l),
-        ("lowerarm_l", &names.lowerarm_l),
-        ("hand_l", &names.hand_l),
-        ("upperarm_r", &names.upperarm_r),
-        ("lowerarm_r", &names.lowerarm_r),
-        ("hand_r", &names.hand_r),
-    ] {
+    for (role, name) in names.arm_roles() {
         one(&mut out, role, name, None);
     }
     for side in Side::BOTH {

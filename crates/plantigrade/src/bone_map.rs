@@ -391,23 +391,13 @@ impl HumanoidMap {
         }
         check("neck", names.neck.as_ref());
         check("head", names.head.as_ref());
-        let legs = names.leg_names();
-        for (side, leg) in Side::BOTH.into_iter().zip(&legs) {
-            for (role, name) in LEG_ROLES[side.index()].into_iter().zip(leg) {
-                check(role, name.as_ref());
-            }
-        }
-        let arms = [
-            ("upperarm_l", &names.upperarm_l),
-            ("lowerarm_l", &names.lowerarm_l),
-            ("hand_l", &names.hand_l),
-            ("upperarm_r", &names.upperarm_r),
-            ("lowerarm_r", &names.lowerarm_r),
-            ("hand_r", &names.hand_r),
-        ];
-        for (role, name) in arms {
+        for (role, name) in names.leg_roles().into_iter().flatten() {
             check(role, name.as_ref());
         }
+        for (role, name) in names.arm_roles() {
+            check(role, name.as_ref());
+        }
+        let legs = names.leg_names();
         for (side, leg) in Side::BOTH.into_iter().zip(&legs) {
             let joints = leg.clone().map(|n| n.and_then(|n| skeleton.find(&n)));
             let all_exist = leg
@@ -711,6 +701,28 @@ impl HumanoidMap {
 }
 
 impl BoneNames {
+    /// Each leg's roles with their field names (`thigh_l`, `calf_l`, `foot_l`, `ball_l`,
+    /// then the right side's), indexed by [`Side::index`].
+    pub fn leg_roles(&self) -> [[(&'static str, &Option<String>); 4]; 2] {
+        let names = [
+            [&self.thigh_l, &self.calf_l, &self.foot_l, &self.ball_l],
+            [&self.thigh_r, &self.calf_r, &self.foot_r, &self.ball_r],
+        ];
+        [0, 1].map(|side| [0, 1, 2, 3].map(|k| (LEG_ROLES[side][k], names[side][k])))
+    }
+
+    /// The arms' roles with their field names: upper arm, lower arm, hand; left, then right.
+    pub fn arm_roles(&self) -> [(&'static str, &Option<String>); 6] {
+        [
+            ("upperarm_l", &self.upperarm_l),
+            ("lowerarm_l", &self.lowerarm_l),
+            ("hand_l", &self.hand_l),
+            ("upperarm_r", &self.upperarm_r),
+            ("lowerarm_r", &self.lowerarm_r),
+            ("hand_r", &self.hand_r),
+        ]
+    }
+
     /// Thigh, calf, foot and ball names of each leg, indexed by [`Side::index`].
     fn leg_names(&self) -> [[Option<String>; 4]; 2] {
         [
