@@ -351,8 +351,9 @@ const FEET_APART: &[Threshold] = &[Threshold {
 /// Runs whose pops are known and not fixed yet: the count is measured, not gated. Up
 /// stairs and their junctions a swinging foot walking two or three treads a step has its
 /// toe over the next nosing a tick or two after it lifts off; its rise is bounded now
-/// (lifted, then swung over), but in 2–6 of 24 runs per flight the foot held back catches
-/// up a little too fast (19–20 cm), and at 144 Hz a run's knee still flicks as a climbing
+/// (lifted, then swung over, making up the way it was held back over a few hundredths of a
+/// second), but 0–5 of 24 runs per flight or junction still pop (19–22 cm), and at 144 Hz
+/// a run's knee still flicks as a climbing
 /// ankle comes up level with the hip (32 cm); the 40° ramp moves a knee 19 cm placing a foot.
 /// Their worst pop is held to a target of
 /// [`KNOWN_POP_MAX_SHARE`] × the threshold: a knee flick running up (55–72 cm until the

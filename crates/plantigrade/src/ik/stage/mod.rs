@@ -272,6 +272,9 @@ struct FootState {
     /// The ankle target last tick (world) and its vertical speed then (m/s), for
     /// [`placement::limit_drop_m`] and [`placement::limit_rise_m`].
     last_target: Option<(Vec3, f32)>,
+    /// How far a swinging foot held back over the ground (lifting clear of a step first)
+    /// still is behind its path (world xz, m): made up over [`placement`]'s fade.
+    swing_hold_offset: Vec2,
     /// How much of the pose's lift the planted foot is held down by (m), see
     /// [`placement::hold_planted_lift_m`].
     planted_hold_m: f32,

@@ -461,13 +461,30 @@ pub(super) fn limit_swing_height(
         // ground either until it clears it. It lifts, then swings over, as a person's
         // does.
         let highest_y = limit_rise_m(last.y, last_speed, dt_s);
+        let wanted_xz = Vec2::new(blended.x, blended.z);
+        let mut held = false;
         if blended.y > highest_y {
             if highest_y < floor_y + AIRBORNE_CLEARANCE_M {
                 blended.x = last.x;
                 blended.z = last.z;
+                held = true;
             }
             blended.y = highest_y;
         }
+        // Let go, it does not catch up with its path in a tick (11–19 cm): how far it was
+        // held back fades over a few hundredths of a second, as a lock's release does.
+        if held {
+            state.swing_hold_offset = Vec2::new(last.x, last.z) - wanted_xz;
+        } else if state.swing_hold_offset != Vec2::ZERO {
+            state.swing_hold_offset *= (-dt_s / SWING_HOLD_FADE_S).exp();
+            if state.swing_hold_offset.length() < 1e-3 || !state.swing_hold_offset.is_finite() {
+                state.swing_hold_offset = Vec2::ZERO;
+            }
+            blended.x = wanted_xz.x + state.swing_hold_offset.x;
+            blended.z = wanted_xz.y + state.swing_hold_offset.y;
+        }
+    } else {
+        state.swing_hold_offset = Vec2::ZERO;
     }
     state.last_target = match (blended.is_finite(), state.last_target) {
         (true, Some((last, _))) if dt_s > 0.0 => Some((*blended, (blended.y - last.y) / dt_s)),
@@ -588,6 +605,10 @@ pub(super) fn limit_rise_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
 /// How fast a swinging foot may speed up upward (m/s²): a riser's 20 cm in about three
 /// ticks at 60 Hz, under the pop threshold (1.5 × the gait clips' largest move in a tick).
 const SWING_RISE_ACCEL_M_S2: f32 = 400.0;
+
+/// Time constant (s) over which a swinging foot held back (lifted clear of a step first)
+/// makes up the way it was held back.
+const SWING_HOLD_FADE_S: f32 = 0.05;
 
 /// How fast a swinging foot may speed up downward (m/s²): a tread's 20 cm in about 0.05 s
 /// from rest, well above what a gait's own swing asks.
@@ -769,6 +790,45 @@ mod tests {
         assert!(limit_drop_m(0.5, 3.0, dt) < 0.5);
         assert_eq!(limit_drop_m(f32::NAN, 0.0, dt), f32::MIN);
         assert_eq!(limit_drop_m(0.5, 0.0, 0.0), f32::MIN);
+    }
+
+    #[test]
+    fn a_swinging_foot_held_back_by_a_step_makes_up_the_way_over_a_few_ticks() {
+        // A foot swinging at 4 m/s over the ground, its target 40 cm up (treads ahead):
+        // the bounded rise keeps it low and in the step's band for a few ticks, so it is
+        // held back over the ground; once clear it used to catch up in one tick (11 cm
+        // at 144 Hz, 19 cm at 60 Hz). Now no tick moves it more than its own speed's
+        // step plus a share of the way left, and it is back on its path well before a
+        // swing ends.
+        for hz in [60.0f32, 144.0] {
+            let dt = 1.0 / hz;
+            let mut state = FootState::default();
+            state.last_target = Some((Vec3::new(0.0, 0.1, 0.0), 0.0));
+            let speed_m_s = 4.0;
+            let (mut held_ticks, mut largest_step_m, mut last_z) = (0, 0.0f32, 0.0f32);
+            let mut back_on_path_s = None;
+            for k in 1..=(0.4 * hz) as usize {
+                let path_z = speed_m_s * k as f32 * dt;
+                let mut target = Vec3::new(0.0, 0.5, path_z);
+                let floor_y = 0.5 - AIRBORNE_CLEARANCE_M;
+                limit_swing_height(&mut state, &mut target, floor_y, true, dt);
+                if target.z < path_z - 1e-3 {
+                    held_ticks += 1;
+                } else if back_on_path_s.is_none() && held_ticks > 0 {
+                    back_on_path_s = Some(k as f32 * dt);
+                }
+                largest_step_m = largest_step_m.max(target.z - last_z);
+                last_z = target.z;
+            }
+            assert!(held_ticks >= 2, "{hz} Hz: held {held_ticks} ticks");
+            let own_step_m = speed_m_s * dt;
+            assert!(
+                largest_step_m < own_step_m + 0.05,
+                "{hz} Hz: {largest_step_m} m in a tick (own step {own_step_m})"
+            );
+            let back_s = back_on_path_s.expect("never back on its path");
+            assert!(back_s < 0.3, "{hz} Hz: back on its path at {back_s} s");
+        }
     }
 
     #[test]
