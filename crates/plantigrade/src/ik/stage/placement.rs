@@ -802,8 +802,10 @@ mod tests {
         // swing ends.
         for hz in [60.0f32, 144.0] {
             let dt = 1.0 / hz;
-            let mut state = FootState::default();
-            state.last_target = Some((Vec3::new(0.0, 0.1, 0.0), 0.0));
+            let mut state = FootState {
+                last_target: Some((Vec3::new(0.0, 0.1, 0.0), 0.0)),
+                ..FootState::default()
+            };
             let speed_m_s = 4.0;
             let (mut held_ticks, mut largest_step_m, mut last_z) = (0, 0.0f32, 0.0f32);
             let mut back_on_path_s = None;
