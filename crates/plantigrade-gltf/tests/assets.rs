@@ -289,12 +289,13 @@ fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_are_explained() {
             s.find(&format!("LowerLeg.{x}"))
         );
         match map.leg(side).unwrap_err() {
-            BoneMapError::BrokenChain {
-                child,
-                parent,
-                child_ancestry,
-                ..
-            } => {
+            BoneMapError::BrokenChain(chain) => {
+                let plantigrade::bone_map::BrokenChain {
+                    child,
+                    parent,
+                    child_ancestry,
+                    ..
+                } = *chain;
                 assert_eq!(child, format!("Foot.{x}"));
                 assert_eq!(parent, format!("LowerLeg.{x}"));
                 assert_eq!(child_ancestry, [format!("Foot.{x}"), "Root".to_string()]);

@@ -309,12 +309,8 @@ fn print_bone_map(
             Err(err) => {
                 println!("  {side:?} leg: not found: {err}; foot IK is disabled on this side");
                 // What the sockets of the foot joint found by name would be.
-                if let BoneMapError::BrokenChain {
-                    child_role,
-                    child_joint,
-                    ..
-                } = &err
-                {
+                if let BoneMapError::BrokenChain(chain) = &err {
+                    let (child_role, child_joint) = (chain.child_role, &chain.child_joint);
                     if child_role.starts_with("foot") {
                         let points = asset
                             .map(|a| {
@@ -403,12 +399,13 @@ pub(crate) fn bone_map_ron(
         let problem = map.leg_problems[side.index()].as_ref();
         for (role, name) in legs[side.index()] {
             let why = match problem {
-                Some(BoneMapError::BrokenChain {
-                    child_role, child, ..
-                }) if *child_role == role => Some(format!(
-                    "'{child}' was found by name, but {}",
-                    problem.map(|p| p.to_string()).unwrap_or_default()
-                )),
+                Some(BoneMapError::BrokenChain(chain)) if chain.child_role == role => {
+                    Some(format!(
+                        "'{}' was found by name, but {}",
+                        chain.child,
+                        problem.map(|p| p.to_string()).unwrap_or_default()
+                    ))
+                }
                 _ if role.starts_with("ball") => Some(
                     "not found (optional: sockets then come from the mesh or leg proportions)"
                         .into(),

@@ -91,17 +91,23 @@ pub enum BoneMapError {
     },
     /// Two joints of a chain that are not parent and descendant. Roles are [`BoneNames`]
     /// field names (`calf_l`, `foot_l`).
-    #[error("{child_role} '{child}' (joint {child_joint}) is not below {parent_role} '{parent}' (joint {parent_joint}): its parent chain is {}", child_ancestry.join(" → "))]
-    BrokenChain {
-        parent_role: &'static str,
-        parent: String,
-        parent_joint: usize,
-        child_role: &'static str,
-        child: String,
-        child_joint: usize,
-        /// The child and its ancestors up to its root, by name.
-        child_ancestry: Vec<String>,
-    },
+    /// (Boxed: the names would make every error that carries this one large.)
+    #[error("{0}")]
+    BrokenChain(Box<BrokenChain>),
+}
+
+/// The joints of a [`BoneMapError::BrokenChain`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{child_role} '{child}' (joint {child_joint}) is not below {parent_role} '{parent}' (joint {parent_joint}): its parent chain is {}", child_ancestry.join(" → "))]
+pub struct BrokenChain {
+    pub parent_role: &'static str,
+    pub parent: String,
+    pub parent_joint: usize,
+    pub child_role: &'static str,
+    pub child: String,
+    pub child_joint: usize,
+    /// The child and its ancestors up to its root, by name.
+    pub child_ancestry: Vec<String>,
 }
 
 /// Where a foot's sockets came from.
@@ -761,7 +767,7 @@ fn chain_break(skeleton: &Skeleton, leg: &PartialLeg, side: Side) -> Option<(usi
             .collect();
         return Some((
             lower,
-            BoneMapError::BrokenChain {
+            BoneMapError::BrokenChain(Box::new(BrokenChain {
                 parent_role: roles[upper],
                 parent: skeleton.name(p).to_string(),
                 parent_joint: p,
@@ -769,7 +775,7 @@ fn chain_break(skeleton: &Skeleton, leg: &PartialLeg, side: Side) -> Option<(usi
                 child: skeleton.name(c).to_string(),
                 child_joint: c,
                 child_ancestry: ancestry,
-            },
+            })),
         ));
     }
     None
@@ -1393,7 +1399,7 @@ mod tests {
         let err = map.leg(Side::Left).unwrap_err();
         assert_eq!(
             err,
-            BoneMapError::BrokenChain {
+            BoneMapError::BrokenChain(Box::new(BrokenChain {
                 parent_role: "calf_l",
                 parent: "LowerLeg.L".into(),
                 parent_joint: 4,
@@ -1401,7 +1407,7 @@ mod tests {
                 child: "Foot.L".into(),
                 child_joint: 1,
                 child_ancestry: vec!["Foot.L".into(), "Root".into()],
-            }
+            }))
         );
         assert_eq!(
             err.to_string(),
@@ -1435,12 +1441,13 @@ mod tests {
         let map = HumanoidMap::detect(&s);
         assert_eq!(map.preset, BonePreset::Heuristic);
         match map.leg(Side::Left).unwrap_err() {
-            BoneMapError::BrokenChain {
-                child,
-                parent,
-                child_ancestry,
-                ..
-            } => {
+            BoneMapError::BrokenChain(chain) => {
+                let BrokenChain {
+                    child,
+                    parent,
+                    child_ancestry,
+                    ..
+                } = *chain;
                 assert_eq!(
                     (child.as_str(), parent.as_str()),
                     ("Foot_Left", "Shin_Left")
@@ -1692,7 +1699,7 @@ mod tests {
         };
         assert!(matches!(
             HumanoidMap::from_names(&s, &reversed),
-            Err(BoneMapError::BrokenChain { .. })
+            Err(BoneMapError::BrokenChain(_))
         ));
     }
 }
