@@ -40,22 +40,28 @@ pub struct FootContactConfig {
     pub enter_speed_leg_s: f32,
     /// ... or this share of the clip's ground speed, whichever is larger (default 0.25).
     pub enter_speed_of_gait: f32,
-    /// "Moving" to lift: sliding faster than this (leg lengths per second; default 0.8) ...
+    /// "Moving" to lift: sliding faster than this (leg lengths per second; default 1.2) ...
     pub exit_speed_leg_s: f32,
     /// ... or this share of the clip's ground speed, whichever is larger (default 0.5) ...
     pub exit_speed_of_gait: f32,
     /// ... or rising faster than this (leg lengths per second; default 0.3).
     pub exit_rise_speed_leg_s: f32,
+    /// A heel strike whose ball comes down within this is planted from the ball (seconds;
+    /// default 0.05); a longer heel roll is planted from the heel.
+    pub ball_landing_window_s: f32,
+    /// A swing of at most this long in which the foot never rises above `exit_height_leg` is
+    /// a slide along the floor, and counts as stance (seconds; default 0.2).
+    pub max_slide_s: f32,
     /// Stances and swings shorter than this are merged into their neighbours (seconds;
-    /// default 0.05, 3 ticks): a swing gap first, then a stance blip.
+    /// default 0.03, 2 ticks: one-tick flicker): a swing gap first, then a stance blip.
     pub min_phase_s: f32,
     /// The foot's floor is this quantile of its lowest point's height over the clip
     /// (default 0.2: a planted foot that rests a little above the dip of its push-off still
     /// counts as down), at most `exit_height_leg` above the lowest.
     pub floor_quantile: f32,
     /// A foot whose lowest point never comes within this of the rest pose's sole height
-    /// (leg lengths; default 0.08) never touches the ground (a jump apex, a fall): its
-    /// curve is 0.
+    /// (leg lengths; default 0.25) never touches the ground (a jump apex, a fall): its
+    /// curve is 0. Generous, since some rigs crouch with their feet raised in model space.
     pub airborne_height_leg: f32,
 }
 
@@ -67,12 +73,14 @@ impl Default for FootContactConfig {
             exit_height_leg: 0.05,
             enter_speed_leg_s: 0.3,
             enter_speed_of_gait: 0.25,
-            exit_speed_leg_s: 0.8,
+            exit_speed_leg_s: 1.2,
             exit_speed_of_gait: 0.5,
             exit_rise_speed_leg_s: 0.3,
-            min_phase_s: 0.05,
+            ball_landing_window_s: 0.05,
+            max_slide_s: 0.2,
+            min_phase_s: 0.03,
             floor_quantile: 0.2,
-            airborne_height_leg: 0.08,
+            airborne_height_leg: 0.25,
         }
     }
 }
@@ -95,6 +103,10 @@ impl FootContactConfig {
             && self.exit_speed_of_gait.is_finite()
             && self.exit_speed_of_gait >= self.enter_speed_of_gait
             && share(self.floor_quantile)
+            && self.ball_landing_window_s.is_finite()
+            && self.ball_landing_window_s >= 0.0
+            && self.max_slide_s.is_finite()
+            && self.max_slide_s >= 0.0
             && self.min_phase_s.is_finite()
             && self.min_phase_s >= 0.0
     }
@@ -105,8 +117,9 @@ impl FootContactConfig {
 pub enum GroundVelocitySource {
     /// The clip's authored velocity (it is in place and says how fast it travels).
     Authored,
-    /// Estimated from the feet: minus the median velocity of the lower foot (near zero for
-    /// a clip with root motion or one that stands).
+    /// Estimated from the feet: minus the median velocity of the lower foot while it is
+    /// down (near zero for a clip with root motion, one that stands, or one that steps on
+    /// the spot).
     Estimated,
 }
 
@@ -289,9 +302,22 @@ pub fn derive_foot_contacts(
             (Vec3::new(v.x, 0.0, v.z), GroundVelocitySource::Authored)
         }
         _ => {
+            // The lower foot's velocity at the samples where it is down (within the exit
+            // height of its floor), so flight and swing do not count; every sample if none.
+            let lower_foot = |i: usize| {
+                usize::from(
+                    soles[1][i].height_m() - floors_m[1] < soles[0][i].height_m() - floors_m[0],
+                )
+            };
+            let down = |i: usize| {
+                let f = lower_foot(i);
+                soles[f][i].height_m() - floors_m[f] <= config.exit_height_leg * leg_m
+            };
+            let any_down = (0..count).any(down);
             let lower: Vec<Vec3> = (0..count)
+                .filter(|&i| down(i) || !any_down)
                 .map(|i| {
-                    let f = usize::from(soles[1][i].height_m() < soles[0][i].height_m());
+                    let f = lower_foot(i);
                     let [a, b] = velocities(f, i, soles[f][i].lower());
                     horizontal(0.5 * (a + b))
                 })
@@ -321,18 +347,27 @@ pub fn derive_foot_contacts(
             let exit_speed =
                 (config.exit_speed_leg_s * leg_m).max(config.exit_speed_of_gait * gait_m_s);
             let exit_rise = config.exit_rise_speed_leg_s * leg_m;
+            // A point below the foot's floor (the quantile) presses into the ground: down,
+            // however the clip slides it (captured sprints slide a planted foot by metres
+            // per second). An exact authored clip rests on its floor and never dips below.
+            let pressed = |h: f32| h < -1e-4 * leg_m;
             // Per sole point (0 heel, 1 ball): its height above the foot's floor and its
             // velocity over the ground over the interval before the sample and the one after.
             let height = |i: usize, which: usize| soles[f][i].point(which).y - floor_m;
             let ground =
                 |i: usize, which: usize| velocities(f, i, which).map(|v| v + ground_velocity);
             // The ball rising off the floor (toe-off: a heel left behind on the ground for
-            // a tick or two does not hold the foot) or still coming down to it (the foot
-            // rolling down from a heel strike is planted once the ball is down).
+            // a tick or two does not hold the foot), or about to come down to it (within
+            // `ball_landing_window_s`: a heel strike whose ball follows at once is planted
+            // from the ball, as authored clips have it; a long heel roll from the heel).
             let ball_off = |i: usize| height(i, 1) > config.enter_height_leg * leg_m;
             let ball_leaving = |i: usize| ball_off(i) && ground(i, 1)[0].y > exit_rise;
-            let ball_landing =
-                |i: usize| ball_off(i) && ground(i, 1).iter().any(|v| v.y < -exit_rise);
+            let ball_landing = |i: usize| {
+                let sink_m_s = -ground(i, 1)[1].y;
+                ball_off(i)
+                    && sink_m_s > exit_rise
+                    && height(i, 1) <= sink_m_s * config.ball_landing_window_s
+            };
             // Plants once either point is down and still (3D: not rising or sinking) before
             // and after the sample, and the ball is neither leaving nor landing.
             let enter = |i: usize| {
@@ -340,17 +375,21 @@ pub fn derive_foot_contacts(
                     && !ball_landing(i)
                     && (0..2).any(|which| {
                         let [before, after] = ground(i, which);
-                        height(i, which) <= config.enter_height_leg * leg_m
-                            && before.length().max(after.length()) <= enter_speed
+                        let h = height(i, which);
+                        pressed(h)
+                            || (h <= config.enter_height_leg * leg_m
+                                && before.length().max(after.length()) <= enter_speed)
                     })
             };
             // Stays while the lower point (or the other, when as low within 2 mm per metre
             // of leg) is down, not sliding and not rising over the interval before.
             let stays = |i: usize, which: usize| {
                 let before = ground(i, which)[0];
-                height(i, which) <= config.exit_height_leg * leg_m
-                    && horizontal(before).length() <= exit_speed
-                    && before.y <= exit_rise
+                let h = height(i, which);
+                pressed(h)
+                    || (h <= config.exit_height_leg * leg_m
+                        && horizontal(before).length() <= exit_speed
+                        && before.y <= exit_rise)
             };
             // Lifts when neither does, or when the ball leaves.
             let exit = |i: usize| {
@@ -375,6 +414,12 @@ pub fn derive_foot_contacts(
             }
             states
         };
+        // A "swing" in which the foot never leaves the floor band is a slide: still down.
+        let on_floor: Vec<bool> = (0..count)
+            .map(|i| soles[f][i].height_m() - floor_m <= config.exit_height_leg * leg_m)
+            .collect();
+        let max_slide = (config.max_slide_s / dt).round() as usize;
+        let states = fill_slides(states, &on_floor, max_slide, looping);
         let states = merge_short_runs(states, min_run, looping);
         stance_share[f] = states.iter().filter(|&&s| s).count() as f32 / count as f32;
         curve_from_states(FOOT_CONTACT_CURVES[f], &states, dt, duration_s, looping)
@@ -414,6 +459,44 @@ fn sample_unwrapped(
         *out = tracks.sample(time_s, rest);
     }
     Ok(())
+}
+
+/// Swing runs (between stances) of at most `max_len` samples during which `on_floor` holds
+/// at every sample become stance: the foot slid along the floor without stepping (a longer
+/// one is a low swing). A loop's runs wrap around.
+fn fill_slides(
+    mut states: Vec<bool>,
+    on_floor: &[bool],
+    max_len: usize,
+    looping: bool,
+) -> Vec<bool> {
+    let n = states.len();
+    if n == 0 || states.iter().all(|&s| s) || states.iter().all(|&s| !s) {
+        return states;
+    }
+    let start = if looping {
+        (0..n)
+            .find(|&i| states[i] != states[(i + n - 1) % n])
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let mut k = 0;
+    while k < n {
+        let value = states[(start + k) % n];
+        let mut len = 1;
+        while k + len < n && states[(start + k + len) % n] == value {
+            len += 1;
+        }
+        let between = looping || (k > 0 && k + len < n);
+        if !value && between && len <= max_len && (k..k + len).all(|j| on_floor[(start + j) % n]) {
+            for j in k..k + len {
+                states[(start + j) % n] = true;
+            }
+        }
+        k += len;
+    }
+    states
 }
 
 /// Runs of equal state shorter than `min_run` samples merged into their neighbours: swing
@@ -990,6 +1073,23 @@ mod tests {
         );
         // A one-shot clip keeps runs cut by its ends.
         assert_eq!(merge_short_runs(s("1000000001"), 3, false), s("1000000001"));
+        // A swing that never leaves the floor is a slide, filled; one that lifts is kept.
+        let floor = s("1111111111111");
+        let mut lifted = floor.clone();
+        lifted[11] = false;
+        assert_eq!(
+            fill_slides(s("1100001111000"), &floor, 4, true),
+            s("1111111111111")
+        );
+        assert_eq!(
+            fill_slides(s("1100001111000"), &lifted, 4, true),
+            s("1111111111000")
+        );
+        // Longer than the limit: a low swing, kept.
+        assert_eq!(
+            fill_slides(s("1100001111000"), &floor, 3, true),
+            s("1100001111111")
+        );
         // The curve crosses 0.5 halfway between samples; a loop's end matches its start.
         let curve = curve_from_states("c", &s("0011110000"), 0.1, 1.0, true);
         assert_eq!(curve.track.times_s(), &[0.0, 0.1, 0.2, 0.5, 0.6, 1.0]);
