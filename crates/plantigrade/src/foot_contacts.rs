@@ -224,7 +224,7 @@ pub fn derive_foot_contacts(
         rest_floor_m = rest_floor_m.min(heel.y).min(ball.y);
     }
     let leg_m = 0.5 * leg_sum_m;
-    if !(leg_m.is_finite() && leg_m > 1e-3) || !rest_floor_m.is_finite() {
+    if !(leg_m.is_finite() && leg_m > 1e-3 && rest_floor_m.is_finite()) {
         return Err(FootContactError::NoLegLength(leg_m));
     }
 
@@ -788,8 +788,8 @@ mod tests {
                 derive_foot_contacts(skeleton, bones, &make(clip), &FootContactConfig::default())
                     .unwrap();
             let mut worst_ticks = 0.0f32;
-            for f in 0..2 {
-                let authored = clip.curve(FOOT_CONTACT_CURVES[f]).unwrap();
+            for (f, name) in FOOT_CONTACT_CURVES.into_iter().enumerate() {
+                let authored = clip.curve(name).unwrap();
                 let a = curve_crossings(clip, authored);
                 let b = curve_crossings(clip, &derived.curves[f]);
                 assert!(!a.is_empty(), "{}: the authored curve changes", clip.name());
