@@ -7,6 +7,7 @@ use glam::{Mat3, Mat4, Quat, Vec3, Vec4};
 use gltf::json;
 use gltf::json::animation::{Interpolation as GltfInterpolation, Property};
 use gltf::json::validation::Checked;
+use plantigrade::foot_contacts::{add_derived_foot_contacts, ClipContacts, FootContactConfig};
 use plantigrade::{
     Clip, ClipError, HumanoidMap, Interpolation, Joint, JointTracks, Skeleton, Track, Transform,
 };
@@ -24,7 +25,7 @@ const MAX_CLIP_JOINT_SLOTS: usize = 1 << 22;
 
 /// How [`load_path_with`] and [`load_slice_with`] treat what they cannot import.
 /// `ImportOptions::default()` is what [`load_path`] and [`load_slice`] use.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct ImportOptions {
     /// `false` (the default): an animation that cannot be imported is left out and listed in
@@ -36,6 +37,23 @@ pub struct ImportOptions {
     /// rigs without toe joints, [`ImportedAsset::sockets_from_skin`]); a primitive that
     /// cannot be read is listed there and never fails the import.
     pub skin_vertices: bool,
+    /// `true` (the default): each clip without a `FootContact_L`/`FootContact_R` curve gets
+    /// one derived from its feet's height and ground speed
+    /// ([`plantigrade::foot_contacts::add_derived_foot_contacts`], on the detected bone map
+    /// with its default sockets, or the skin's with [`ImportOptions::skin_vertices`]);
+    /// authored curves win. What was done per clip is in [`ImportedAsset::foot_contacts`].
+    /// `false`: clips are imported as they are (derive later with your own bone map).
+    pub foot_contacts: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self {
+            strict: false,
+            skin_vertices: false,
+            foot_contacts: true,
+        }
+    }
 }
 
 impl ImportOptions {
@@ -48,6 +66,14 @@ impl ImportOptions {
     pub fn with_skin_vertices(self, read: bool) -> Self {
         Self {
             skin_vertices: read,
+            ..self
+        }
+    }
+
+    /// These options with [`ImportOptions::foot_contacts`] set to `derive`.
+    pub fn with_foot_contacts(self, derive: bool) -> Self {
+        Self {
+            foot_contacts: derive,
             ..self
         }
     }
@@ -83,6 +109,10 @@ pub struct ImportedAsset {
     /// The skinned meshes' vertices in the rest pose, with [`ImportOptions::skin_vertices`];
     /// empty otherwise.
     pub skin_vertices: SkinVertices,
+    /// Per clip (in [`ImportedAsset::clips`] order), whether its foot contacts are authored,
+    /// derived or missing, each foot's stance share, and why derivation failed when it did.
+    /// Empty when [`ImportOptions::foot_contacts`] is off.
+    pub foot_contacts: Vec<ClipContacts>,
 }
 
 impl ImportedAsset {
@@ -234,10 +264,22 @@ pub fn load_slice_with(
     } else {
         SkinVertices::default()
     };
+    let (clips, foot_contacts) = if options.foot_contacts {
+        let mut map = HumanoidMap::detect(&rig.skeleton);
+        if !skin_vertices.is_empty() {
+            map.sockets_from_skin(&rig.skeleton, |foot| {
+                skin_vertices.weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
+            });
+        }
+        add_derived_foot_contacts(&rig.skeleton, &map, clips, &FootContactConfig::default())
+    } else {
+        (clips, Vec::new())
+    };
     Ok(ImportedAsset {
         skin_vertices,
         skeleton: rig.skeleton,
         clips,
+        foot_contacts,
         joint_nodes: rig.joint_nodes,
         skipped_channels,
         skipped_clips,

@@ -49,6 +49,15 @@
 //!   skipped and listed in [`ImportedAsset::skipped_channels`]. Duration is the last key time
 //!   over the clip's channels and clips loop, unless the plantigrade metadata below says
 //!   otherwise.
+//! - **Foot contacts.** A clip without `FootContact_L`/`FootContact_R` curves (most
+//!   third-party clips) gets them derived from its feet's height and ground speed, once at
+//!   import, on the detected bone map (SPEC RIG-6,
+//!   [`plantigrade::foot_contacts`]); curves the file carries win. The graph's contact
+//!   curves, landing prediction and foot lock then read them like authored ones.
+//!   [`ImportedAsset::foot_contacts`] says per clip what was done (and why not, e.g. no
+//!   legs found). Turn it off with [`ImportOptions::foot_contacts`] (`false`), for
+//!   instance to derive with your own bone map
+//!   ([`plantigrade::foot_contacts::add_derived_foot_contacts`]).
 //! - **One bad clip does not block the others.** An animation that cannot be imported (keys
 //!   out of order, an accessor of the wrong kind, bad metadata …) is left out and listed
 //!   with its error in [`ImportedAsset::skipped_clips`]. With

@@ -8,10 +8,13 @@ use std::path::PathBuf;
 
 use base64::Engine as _;
 use glam::{Affine3A, Quat, Vec3};
+use plantigrade::foot_contacts::ContactSource;
 use plantigrade::mannequin::Mannequin;
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::{Clip, Skeleton};
-use plantigrade_gltf::{export_glb, export_glb_to_path, load_path, load_slice, GltfError};
+use plantigrade_gltf::{
+    export_glb, export_glb_to_path, load_path, load_path_with, load_slice, GltfError, ImportOptions,
+};
 use serde_json::{json, Value};
 
 use common::*;
@@ -41,13 +44,38 @@ fn mannequin_round_trips_exactly() {
     let mannequin = Mannequin::new();
     let path = scratch_dir("mannequin").join("mannequin.glb");
     export_glb_to_path(&mannequin.skeleton, &mannequin.clips, &path).unwrap();
-    let asset = load_path(&path).unwrap();
+    // Exactly what was written: no contacts derived.
+    let options = ImportOptions::default().with_foot_contacts(false);
+    let asset = load_path_with(&path, options).unwrap();
     assert_same(&mannequin.skeleton, &mannequin.clips, &asset);
     println!(
         "mannequin: {} joints, {} clips round-tripped",
         asset.skeleton.num_joints(),
         asset.clips.len()
     );
+    // By default, authored contact curves come back untouched and only a clip without
+    // them (the upper-body Aim overlay) gets derived ones.
+    let derived = load_path(&path).unwrap();
+    for ((written, read), report) in mannequin
+        .clips
+        .iter()
+        .zip(&derived.clips)
+        .zip(&derived.foot_contacts)
+    {
+        assert_eq!(report.clip, written.name());
+        for (f, name) in ["FootContact_L", "FootContact_R"].into_iter().enumerate() {
+            match written.curve(name) {
+                Some(curve) => {
+                    assert_eq!(read.curve(name), Some(curve), "{}", written.name());
+                    assert_eq!(report.source[f], ContactSource::Authored);
+                }
+                None => {
+                    assert!(read.curve(name).is_some(), "{}", written.name());
+                    assert_eq!(report.source[f], ContactSource::Derived);
+                }
+            }
+        }
+    }
 }
 
 #[test]

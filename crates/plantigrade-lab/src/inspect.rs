@@ -8,6 +8,9 @@ use anyhow::Context;
 use plantigrade::bone_map::{
     BoneMapError, BoneNames, FootSockets, HumanoidMap, Side, SocketSource,
 };
+use plantigrade::foot_contacts::{
+    add_derived_foot_contacts, ClipContacts, ContactSource, FootContactConfig,
+};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::{Clip, Skeleton};
 use plantigrade_gltf::{ImportOptions, ImportedAsset, FOOT_VERTEX_MIN_WEIGHT};
@@ -49,7 +52,10 @@ pub fn inspect(
 ) -> anyhow::Result<bool> {
     // Read the map first: a missing or malformed file is an error before any output.
     let names = bone_map.map(read_bone_names).transpose()?;
-    let options = ImportOptions::default().with_skin_vertices(true);
+    // Contacts are derived below, with the bone map in use (given or detected).
+    let options = ImportOptions::default()
+        .with_skin_vertices(true)
+        .with_foot_contacts(false);
     let asset = plantigrade_gltf::load_path_with(file, options)
         .with_context(|| format!("loading {}", file.display()))?;
     println!("{}", file.display());
@@ -117,7 +123,18 @@ pub fn inspect(
             out.display()
         );
     }
-    print_clips(&asset.clips);
+    // The clips' foot contacts as a character built from this file gets them: authored,
+    // or derived on the map in use (the detected one when the given map is unusable).
+    let mut contact_map = map.clone().unwrap_or_else(|| HumanoidMap::detect(skeleton));
+    asset.sockets_from_skin(&mut contact_map);
+    let (clips, contacts) = add_derived_foot_contacts(
+        skeleton,
+        &contact_map,
+        asset.clips.clone(),
+        &FootContactConfig::default(),
+    );
+    print_clips(&clips);
+    print_contacts(&contacts);
     print_skipped(&asset);
     if !asset.skin_vertices.skipped.is_empty() {
         println!(
@@ -487,6 +504,47 @@ fn print_clips(clips: &[Clip]) {
     }
 }
 
+/// Per clip, where its foot contacts come from and each foot's stance share.
+fn print_contacts(contacts: &[ClipContacts]) {
+    print!("{}", contacts_text(contacts));
+}
+
+fn contacts_text(contacts: &[ClipContacts]) -> String {
+    let derived = contacts
+        .iter()
+        .filter(|c| c.source.contains(&ContactSource::Derived))
+        .count();
+    let mut text = format!(
+        "\nfoot contacts (FootContact_L/R; authored curves win, the others derived from the feet's height and ground speed): {derived} of {} clips derived\n",
+        contacts.len()
+    );
+    for c in contacts {
+        let source = |s: ContactSource| match s {
+            ContactSource::Authored => "authored",
+            ContactSource::Derived => "derived",
+            ContactSource::Missing => "none",
+        };
+        let origin = if c.source[0] == c.source[1] {
+            source(c.source[0]).to_string()
+        } else {
+            format!("L {} R {}", source(c.source[0]), source(c.source[1]))
+        };
+        let share = |s: Option<f32>| s.map_or("-".to_string(), |s| format!("{s:.2}"));
+        let _ = write!(
+            text,
+            "  {:<40} {origin:<9} stance L {:>4} R {:>4}",
+            c.clip,
+            share(c.stance_share[0]),
+            share(c.stance_share[1])
+        );
+        if let Some(problem) = &c.problem {
+            let _ = write!(text, "  ({problem})");
+        }
+        text.push('\n');
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use plantigrade::skeleton::{Joint, Transform};
@@ -666,6 +724,56 @@ mod tests {
         assert!(
             err.contains("reading the bone map") && err.contains("missing.bones.ron"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn contacts_say_authored_or_derived_with_each_feet_stance_share() {
+        let m = Mannequin::new();
+        let (_, contacts) = add_derived_foot_contacts(
+            &m.skeleton,
+            &m.bones,
+            m.clips.clone(),
+            &FootContactConfig::default(),
+        );
+        let text = contacts_text(&contacts);
+        let line = |clip: &str| {
+            text.lines()
+                .find(|l| l.trim_start().starts_with(&format!("{clip} ")))
+                .unwrap_or_else(|| panic!("no line for {clip} in {text}"))
+                .to_string()
+        };
+        assert!(
+            line("Walk_F").contains("authored  stance L 0.57 R 0.57"),
+            "{text}"
+        );
+        assert!(
+            line("Idle").contains("authored  stance L 1.00 R 1.00"),
+            "{text}"
+        );
+        // The upper-body Aim overlay carries none: derived, standing.
+        assert!(
+            line("Aim").contains("derived   stance L 1.00 R 1.00"),
+            "{text}"
+        );
+        assert!(text.contains("1 of "), "{text}");
+        // A clip it cannot read says why.
+        let one_key = plantigrade::Clip::new(
+            "OneKey",
+            None,
+            vec![plantigrade::JointTracks::default(); m.skeleton.num_joints()],
+        )
+        .unwrap();
+        let (_, contacts) = add_derived_foot_contacts(
+            &m.skeleton,
+            &m.bones,
+            vec![one_key],
+            &FootContactConfig::default(),
+        );
+        let text = contacts_text(&contacts);
+        assert!(
+            text.contains("OneKey") && text.contains("none") && text.contains("zero duration"),
+            "{text}"
         );
     }
 

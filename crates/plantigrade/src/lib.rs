@@ -30,6 +30,8 @@
 //! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`clip_analysis`]: foot contacts and planted drift of a gait clip.
+//! - [`foot_contacts`]: `FootContact_L`/`_R` curves derived from the feet of a clip that
+//!   has none (height and ground speed with hysteresis); authored curves win.
 //!
 //! The test course (level geometry as data with its analytic ground truth, and that ground
 //! as a world) is the `plantigrade-course` crate.
@@ -43,6 +45,7 @@ pub mod character;
 pub mod clip;
 pub mod clip_analysis;
 pub mod debug;
+pub mod foot_contacts;
 pub mod graph;
 pub mod ik;
 pub mod impact;

@@ -279,3 +279,87 @@ fn query_mover_passes_the_movement_checks_of_stairs_steep_ramp_and_wall() {
         assert!(failed.is_empty(), "{name}: {failed:?}");
     }
 }
+
+/// Issue 17 item 6: what derived foot contacts change for the UAL rig (its clips carry
+/// none), on the flat and the 20 cm stairs. Prints, per scenario, planted (locked)
+/// foot-ticks of grounded foot-ticks and the p95 height of the lower sole point above the
+/// true ground over grounded foot-ticks that are planted (locked or contact ≥ 0.5), with
+/// the import's derivation off (before) and on (after). A measurement, so ignored by
+/// default: `cargo test --release -p plantigrade-lab -- --ignored --nocapture derived_contacts`.
+#[test]
+#[ignore]
+fn derived_contacts_on_the_ual_rig_before_and_after() {
+    let Some(path) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+        return;
+    };
+    let source = include_str!("../../../plantigrade/benches/ual_als.ron");
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    let mut planted_ticks = [[0usize; 3]; 2];
+    for (variant, derive) in [(0, false), (1, true)] {
+        let options = plantigrade_gltf::ImportOptions::default().with_foot_contacts(derive);
+        let rig = plantigrade_gltf::load_path_with(&path, options).unwrap();
+        let graph = Arc::new(GraphAsset::from_ron(source, &rig.skeleton, rig.clips).unwrap());
+        for (k, name) in ["flat_walk", "stairs_up_20cm_walk", "stairs_down_20cm_walk"]
+            .into_iter()
+            .enumerate()
+        {
+            let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+            let (result, trace) = run_scenario(
+                scenario,
+                &course,
+                &world,
+                &graph,
+                60.0,
+                Setup::new(FootIkMode::Predictive, TiltMode::On),
+            )
+            .unwrap();
+            let (mut grounded, mut locked) = (0usize, 0usize);
+            let mut heights_mm = Vec::new();
+            for s in trace.samples.iter().filter(|s| s.grounded) {
+                for foot in &s.feet {
+                    grounded += 1;
+                    locked += usize::from(foot.locked);
+                    let planted = foot.locked || foot.contact >= 0.5;
+                    let above = |p: glam::Vec3, g: Option<f32>| g.map(|g| p.y - g);
+                    let h = match (
+                        above(foot.heel_world, foot.ground_under_heel_m),
+                        above(foot.ball_world, foot.ground_under_ball_m),
+                    ) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                    if let (true, Some(h)) = (planted, h) {
+                        heights_mm.push(h * 1000.0);
+                    }
+                }
+            }
+            heights_mm.sort_by(f32::total_cmp);
+            let p95 = heights_mm
+                .get((heights_mm.len() as f32 * 0.95) as usize)
+                .or(heights_mm.last())
+                .copied()
+                .unwrap_or(f32::NAN);
+            let foot = result.metrics.foot;
+            eprintln!(
+                "{:<7} {name:<22} locked {locked:>4} of {grounded:>4} grounded foot-ticks, planted sole p95 {p95:6.1} mm over {:>4}; lab float p95 {:.1} mm, drift mean {:.1} mm, skate {:.3}, knee flips {}, NaN {}",
+                if derive { "after" } else { "before" },
+                heights_mm.len(),
+                foot.float_p95_mm,
+                foot.planted_drift_mean_mm,
+                foot.skate_ratio_stance,
+                foot.knee_flips,
+                foot.nan_count,
+            );
+            assert_eq!(foot.nan_count, 0, "{name}");
+            planted_ticks[variant][k] = locked;
+        }
+    }
+    // The derived contacts lock more feet on the flat.
+    assert!(
+        planted_ticks[1][0] > planted_ticks[0][0],
+        "locked foot-ticks on the flat: before {:?}, after {:?}",
+        planted_ticks[0],
+        planted_ticks[1]
+    );
+}
