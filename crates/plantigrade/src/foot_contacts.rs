@@ -474,6 +474,38 @@ fn fill_slides(
     if n == 0 || states.iter().all(|&s| s) || states.iter().all(|&s| !s) {
         return states;
     }
+    for run in runs(&states, looping) {
+        let between = looping || (run.k > 0 && run.k + run.len < n);
+        let slid = (0..run.len).all(|j| on_floor[run.index(j, n)]);
+        if !run.value && between && run.len <= max_len && slid {
+            for j in 0..run.len {
+                states[run.index(j, n)] = true;
+            }
+        }
+    }
+    states
+}
+
+/// A run of equal states: `len` samples from the `k`-th after `start` (indices wrap).
+#[derive(Clone, Copy)]
+struct Run {
+    start: usize,
+    k: usize,
+    len: usize,
+    value: bool,
+}
+
+impl Run {
+    /// The sample index of the run's `j`-th sample, in a sequence of `n`.
+    fn index(&self, j: usize, n: usize) -> usize {
+        (self.start + self.k + j) % n
+    }
+}
+
+/// The runs of equal state in `states`, in order. A loop's are read from a change, so the
+/// run that wraps around its end is one run.
+fn runs(states: &[bool], looping: bool) -> Vec<Run> {
+    let n = states.len();
     let start = if looping {
         (0..n)
             .find(|&i| states[i] != states[(i + n - 1) % n])
@@ -481,6 +513,7 @@ fn fill_slides(
     } else {
         0
     };
+    let mut out = Vec::new();
     let mut k = 0;
     while k < n {
         let value = states[(start + k) % n];
@@ -488,15 +521,15 @@ fn fill_slides(
         while k + len < n && states[(start + k + len) % n] == value {
             len += 1;
         }
-        let between = looping || (k > 0 && k + len < n);
-        if !value && between && len <= max_len && (k..k + len).all(|j| on_floor[(start + j) % n]) {
-            for j in k..k + len {
-                states[(start + j) % n] = true;
-            }
-        }
+        out.push(Run {
+            start,
+            k,
+            len,
+            value,
+        });
         k += len;
     }
-    states
+    out
 }
 
 /// Runs of equal state shorter than `min_run` samples merged into their neighbours: swing
@@ -508,28 +541,13 @@ fn merge_short_runs(mut states: Vec<bool>, min_run: usize, looping: bool) -> Vec
         if n == 0 || states.iter().all(|&s| s == states[0]) {
             return states;
         }
-        // Start at a change so a loop's wrapping run is read whole.
-        let start = if looping {
-            (0..n)
-                .find(|&i| states[i] != states[(i + n - 1) % n])
-                .unwrap_or(0)
-        } else {
-            0
-        };
         let mut flips = Vec::new();
-        let mut k = 0;
-        while k < n {
-            let value = states[(start + k) % n];
-            let mut len = 1;
-            while k + len < n && states[(start + k + len) % n] == value {
-                len += 1;
-            }
+        for run in runs(&states, looping) {
             // A one-shot clip's first and last runs are cut by its ends: kept.
-            let at_end = !looping && (k == 0 || k + len == n);
-            if value == target && len < min_run && !at_end {
-                flips.extend((k..k + len).map(|j| (start + j) % n));
+            let at_end = !looping && (run.k == 0 || run.k + run.len == n);
+            if run.value == target && run.len < min_run && !at_end {
+                flips.extend((0..run.len).map(|j| run.index(j, n)));
             }
-            k += len;
         }
         for i in flips {
             states[i] = !target;
