@@ -14,7 +14,30 @@ use plantigrade_rapier::RapierWorld;
 
 use super::catalog::{Gait, Part, Scenario};
 use super::script::intent_for;
+use super::trace::Trace;
 use super::*;
+
+/// A scenario of the catalog by name.
+fn named(name: &str) -> &'static Scenario {
+    SCENARIOS.iter().find(|s| s.name == name).unwrap()
+}
+
+/// The UAL rig's clips in the ALS-style graph file the benches use.
+fn ual_graph(rig: plantigrade_gltf::ImportedAsset) -> Arc<GraphAsset> {
+    let source = include_str!("../../../plantigrade/benches/ual_als.ron");
+    Arc::new(GraphAsset::from_ron(source, &rig.skeleton, rig.clips).unwrap())
+}
+
+/// One scenario at 60 Hz, predictive foot IK and tilt on.
+fn run_predictive(
+    name: &str,
+    course: &Course,
+    world: &RapierWorld,
+    graph: &Arc<GraphAsset>,
+) -> (ScenarioResult, Trace) {
+    let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
+    run_scenario(named(name), course, world, graph, 60.0, setup).unwrap()
+}
 
 fn graph() -> Arc<GraphAsset> {
     Arc::new(Mannequin::new().default_graph().unwrap())
@@ -135,13 +158,11 @@ fn ual_rig_climbs_the_stairs_with_foot_ik() {
     let Some(path) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
         return;
     };
-    let rig = plantigrade_gltf::load_path(&path).expect("the UAL rig loads");
-    let source = include_str!("../../../plantigrade/benches/ual_als.ron");
-    let graph = Arc::new(GraphAsset::from_ron(source, &rig.skeleton, rig.clips).unwrap());
+    let graph = ual_graph(plantigrade_gltf::load_path(&path).expect("the UAL rig loads"));
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
     for name in ["stairs_up_20cm_walk", "stairs_down_20cm_run"] {
-        let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+        let scenario = named(name);
         let path = path_for(&course, scenario, 0.0).unwrap();
         let c = Character::new(CharacterConfig::default(), graph.clone(), path.spawn, 0.0).unwrap();
         assert!(
@@ -149,15 +170,7 @@ fn ual_rig_climbs_the_stairs_with_foot_ik() {
             "UAL has foot IK: {:?}",
             c.foot_ik().err()
         );
-        let (result, trace) = run_scenario(
-            scenario,
-            &course,
-            &world,
-            &graph,
-            60.0,
-            Setup::new(FootIkMode::Predictive, TiltMode::On),
-        )
-        .unwrap();
+        let (result, trace) = run_predictive(name, &course, &world, &graph);
         let foot = result.metrics.foot;
         assert_eq!(foot.nan_count, 0, "{name}");
         assert_eq!(result.metrics.nan_count, 0, "{name}");
@@ -184,7 +197,7 @@ fn batched_probes_one_tick_late_stay_within_targets() {
         "pebbles_walk",
         "cross_slope_20_walk",
     ] {
-        let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+        let scenario = named(name);
         let mut setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
         let (now, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
         setup.probes = ProbeTiming::Batched;
@@ -217,7 +230,7 @@ fn tilt_metrics_agree_at_30_60_and_144_hz() {
     let world = RapierWorld::from_course(&course).unwrap();
     let graph = graph();
     for name in ["ramp_20_up_walk", "cross_slope_20_walk", "pebbles_walk"] {
-        let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+        let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
         let at = |hz: f32| {
             run_scenario(scenario, &course, &world, &graph, hz, setup)
@@ -266,7 +279,7 @@ fn query_mover_passes_the_movement_checks_of_stairs_steep_ramp_and_wall() {
     let world = RapierWorld::from_course(&course).unwrap();
     let graph = graph();
     for name in ["stairs_up_20cm_walk", "ramp_50_blocked", "wall_push"] {
-        let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+        let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On).with_mover(Mover::Queries);
         let (result, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
         assert_eq!(result.mover, "queries");
@@ -292,28 +305,17 @@ fn derived_contacts_on_the_ual_rig_before_and_after() {
     let Some(path) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
         return;
     };
-    let source = include_str!("../../../plantigrade/benches/ual_als.ron");
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
     let mut planted_ticks = [[0usize; 3]; 2];
     for (variant, derive) in [(0, false), (1, true)] {
         let options = plantigrade_gltf::ImportOptions::default().with_foot_contacts(derive);
-        let rig = plantigrade_gltf::load_path_with(&path, options).unwrap();
-        let graph = Arc::new(GraphAsset::from_ron(source, &rig.skeleton, rig.clips).unwrap());
+        let graph = ual_graph(plantigrade_gltf::load_path_with(&path, options).unwrap());
         for (k, name) in ["flat_walk", "stairs_up_20cm_walk", "stairs_down_20cm_walk"]
             .into_iter()
             .enumerate()
         {
-            let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
-            let (result, trace) = run_scenario(
-                scenario,
-                &course,
-                &world,
-                &graph,
-                60.0,
-                Setup::new(FootIkMode::Predictive, TiltMode::On),
-            )
-            .unwrap();
+            let (result, trace) = run_predictive(name, &course, &world, &graph);
             let (mut grounded, mut locked) = (0usize, 0usize);
             let mut heights_mm = Vec::new();
             for s in trace.samples.iter().filter(|s| s.grounded) {
