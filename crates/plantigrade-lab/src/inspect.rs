@@ -696,27 +696,27 @@ mod tests {
         assert!(inspect(&glb, Some(&written), None).unwrap());
 
         // A name the skeleton lacks: listed, exit status 1 (Ok(false)), no panic.
-        let unknown = scratch("unknown.bones.ron");
-        std::fs::write(
-            &unknown,
+        let map_file = |name: &str, text: &str| {
+            let path = scratch(name);
+            std::fs::write(&path, text).unwrap();
+            path
+        };
+        let unknown = map_file(
+            "unknown.bones.ron",
             "(foot_l: Some(\"Foot_L\"), calf_r: Some(\"nope\"))",
-        )
-        .unwrap();
+        );
         assert!(!inspect(&glb, Some(&unknown), None).unwrap());
         assert_eq!(similar_joint(&m.skeleton, "Foot_L"), Some("foot_l"));
         assert_eq!(similar_joint(&m.skeleton, "nope"), None);
         // A leg that is not a chain: also unusable.
-        let reversed = scratch("reversed.bones.ron");
-        std::fs::write(
-            &reversed,
+        let reversed = map_file(
+            "reversed.bones.ron",
             "(thigh_l: Some(\"foot_l\"), calf_l: Some(\"thigh_l\"))",
-        )
-        .unwrap();
+        );
         assert!(!inspect(&glb, Some(&reversed), None).unwrap());
 
         // Bad RON and a missing file: errors naming the file (and the line and column).
-        let bad = scratch("bad.bones.ron");
-        std::fs::write(&bad, "(\n  pelvis: 3,\n)").unwrap();
+        let bad = map_file("bad.bones.ron", "(\n  pelvis: 3,\n)");
         let err = format!("{:#}", inspect(&glb, Some(&bad), None).unwrap_err());
         assert!(err.contains("bad.bones.ron") && err.contains("2:"), "{err}");
         let missing = scratch("missing.bones.ron");
