@@ -27,6 +27,7 @@
 //!   live character with `Character::set_settings`, and `bevy_reflect::Reflect` with the
 //!   `reflect` feature (for inspectors); [`prelude`]: what a game needs to spawn and drive
 //!   one.
+//! - [`rig_scale`]: a rig's size by its leg length, and the settings scaled to it.
 //! - [`math`]: the scalar helpers every stage shares (smoothstep, damping, angle wrap).
 //! - [`mannequin`]: the built-in skeleton, its procedurally authored clips and default graph.
 //! - [`clip_analysis`]: foot contacts and planted drift of a gait clip.
@@ -57,6 +58,7 @@ pub mod math;
 pub mod motion;
 pub mod pose;
 pub mod prelude;
+pub mod rig_scale;
 pub mod settings;
 pub mod skeleton;
 pub mod source_pos;
