@@ -165,7 +165,7 @@ fn similar_joint<'s>(skeleton: &'s Skeleton, name: &str) -> Option<&'s str> {
 }
 
 /// A RON `BoneNames` from a file, with the file and the line and column of a syntax error.
-fn read_bone_names(path: &Path) -> anyhow::Result<BoneNames> {
+pub(crate) fn read_bone_names(path: &Path) -> anyhow::Result<BoneNames> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the bone map {}", path.display()))?;
     ron::from_str(&text).with_context(|| format!("bone map {}", path.display()))

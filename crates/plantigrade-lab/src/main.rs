@@ -2,6 +2,7 @@
 //! gait clip and writes `target/plantigrade-report/results.json`; subcommands export the
 //! mannequin and inspect any glTF file.
 
+mod character;
 mod clip_table;
 mod continuity;
 mod film;
@@ -118,7 +119,7 @@ impl Cli {
 fn run_scenarios_per_mover(
     names: &[String],
     course: &plantigrade_course::Course,
-    graph: &std::sync::Arc<plantigrade::graph::GraphAsset>,
+    actor: &scenarios::Actor,
     cli: &Cli,
 ) -> anyhow::Result<Vec<scenarios::ScenarioResult>> {
     let movers = cli.movers()?;
@@ -126,7 +127,7 @@ fn run_scenarios_per_mover(
     let mut all = Vec::new();
     for &mover in &movers {
         options.mover = mover;
-        let results = scenarios::run_all(names, course, graph, cli.hz, &options)?;
+        let results = scenarios::run_all(names, course, actor, cli.hz, &options)?;
         if movers.len() > 1 || mover != scenarios::Mover::Rapier {
             println!("\n=== mover: {} ===", mover.name());
         }
@@ -152,6 +153,24 @@ enum Command {
         /// A course file (RON) instead of the built-in course.
         #[arg(long, value_name = "FILE.ron")]
         course: Option<PathBuf>,
+        /// Run a glTF character (its skeleton and clips) instead of the mannequin, over the
+        /// terrain scenarios unless named, beside the mannequin on the same runs; `--check`
+        /// then judges it by issue 17's bar (no NaN, no knee flip, stance skate ≤ 0.02,
+        /// penetration mean ≤ 5 mm × its size, float p95 and drift within twice the
+        /// mannequin's).
+        #[arg(long, value_name = "FILE.glb")]
+        character: Option<PathBuf>,
+        /// The character's bones (RON `BoneNames`, as `inspect --write-bone-map` writes);
+        /// detected when omitted.
+        #[arg(long, value_name = "MAP.ron", requires = "character")]
+        bone_map: Option<PathBuf>,
+        /// The character's graph over its clips (RON `GraphDef`).
+        #[arg(long, value_name = "G.ron", requires = "character")]
+        graph: Option<PathBuf>,
+        /// The character's settings (RON `CharacterSettings`), used as they are; by default
+        /// the built-in settings scaled to the rig's leg length.
+        #[arg(long, value_name = "S.ron", requires = "character")]
+        settings: Option<PathBuf>,
     },
     /// The foot checks of scenarios at 30, 60 and 144 Hz from several starts along their
     /// paths: in how many runs each passed, and whether the foot figures agree across the
@@ -223,6 +242,19 @@ struct Results<'a> {
     graph_timeline: Option<&'a timeline::TimelineResult>,
     #[serde(skip_serializing_if = "Option::is_none")]
     scenarios: Option<&'a [scenarios::ScenarioResult]>,
+    /// `run --character`: the character's verdict per run against the mannequin's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    character: Option<CharacterResults<'a>>,
+}
+
+#[derive(serde::Serialize)]
+struct CharacterResults<'a> {
+    name: &'a str,
+    /// Leg length over the mannequin's.
+    scale: f32,
+    rows: &'a [character::CharacterRow],
+    /// The mannequin's runs of the same scenarios.
+    mannequin: &'a [scenarios::ScenarioResult],
 }
 
 fn check_hz(hz: f32) -> anyhow::Result<()> {
@@ -243,11 +275,6 @@ fn load_course(path: Option<&std::path::Path>) -> anyhow::Result<plantigrade_cou
                 .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
         }
     }
-}
-
-fn default_graph() -> anyhow::Result<std::sync::Arc<plantigrade::graph::GraphAsset>> {
-    let m = plantigrade::mannequin::Mannequin::new();
-    Ok(std::sync::Arc::new(m.default_graph()?))
 }
 
 /// Lists the quality targets not met yet (they do not fail `--check`).
@@ -286,13 +313,14 @@ fn run_scenarios(
     let (out, hz, check) = (&cli.out, cli.hz, cli.check);
     check_hz(hz)?;
     let course = load_course(course)?;
-    let results = run_scenarios_per_mover(names, &course, &default_graph()?, cli)?;
+    let results = run_scenarios_per_mover(names, &course, &scenarios::Actor::mannequin()?, cli)?;
     let path = report::write_results(
         out,
         &Results {
             clips: None,
             graph_timeline: None,
             scenarios: Some(&results),
+            character: None,
         },
     )?;
     println!("\nwrote {}", path.display());
@@ -304,12 +332,62 @@ fn run_scenarios(
     ))
 }
 
+/// `run --character`: the character over the terrain scenarios (or those named), then the
+/// mannequin over the same, and the character judged against it.
+fn run_character(
+    names: &[String],
+    course: Option<&std::path::Path>,
+    files: &character::CharacterFiles,
+    cli: &Cli,
+) -> anyhow::Result<bool> {
+    check_hz(cli.hz)?;
+    let course = load_course(course)?;
+    let actor = character::load_actor(files)?;
+    let names = if names.is_empty() {
+        scenarios::terrain_scenarios()
+    } else {
+        names.to_vec()
+    };
+    println!("=== {} ===", actor.name);
+    let results = run_scenarios_per_mover(&names, &course, &actor, cli)?;
+    println!("\n=== mannequin, the same runs ===");
+    let mannequin = run_scenarios_per_mover(&names, &course, &scenarios::Actor::mannequin()?, cli)?;
+    let rows = character::judge(&results, &mannequin, actor.scale);
+    character::print(&actor, &rows);
+    let path = report::write_results(
+        &cli.out,
+        &Results {
+            clips: None,
+            graph_timeline: None,
+            scenarios: Some(&results),
+            character: Some(CharacterResults {
+                name: &actor.name,
+                scale: actor.scale,
+                rows: &rows,
+                mannequin: &mannequin,
+            }),
+        },
+    )?;
+    println!("\nwrote {}", path.display());
+    Ok(verdict(
+        character::failures(&actor, &rows),
+        &format!("{}: {} runs", actor.name, rows.len()),
+        cli.check,
+    ))
+}
+
 /// `sweep`: prints the tally and writes it to `sweep.json`; never fails on a check.
 fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> {
     use anyhow::Context;
     let course = load_course(None)?;
     let mover = cli.single_mover("sweep")?;
-    let rows = sweep::run(names, &course, &default_graph()?, offsets, mover)?;
+    let rows = sweep::run(
+        names,
+        &course,
+        &scenarios::Actor::mannequin()?,
+        offsets,
+        mover,
+    )?;
     sweep::print(&rows, offsets);
     std::fs::create_dir_all(&cli.out).with_context(|| format!("creating {}", cli.out.display()))?;
     let path = cli.out.join("sweep.json");
@@ -339,13 +417,13 @@ fn run_film(
     let options = cli.run_options()?;
     let mover = cli.single_mover("film")?;
     let course = load_course(None)?;
-    let graph = default_graph()?;
+    let actor = scenarios::Actor::mannequin()?;
     film::register_font()?;
     let chosen = scenarios::chosen(names)?;
     let world = plantigrade_rapier::RapierWorld::from_course(&course)?;
     let dir = cli.out.join("film");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let bones = film::bones(graph.skeleton());
+    let bones = film::bones(actor.graph.skeleton());
     for scenario in chosen {
         for &tilt in &options.tilts {
             for &mode in &options.modes {
@@ -353,7 +431,7 @@ fn run_film(
                     .starting_at(options.start_offset_m)
                     .with_mover(mover);
                 let (result, trace) =
-                    scenarios::run_scenario(scenario, &course, &world, &graph, cli.hz, setup)?;
+                    scenarios::run_scenario(scenario, &course, &world, &actor, cli.hz, setup)?;
                 let path_info = scenarios::path_for(&course, scenario, options.start_offset_m)?;
                 let suffix = if tilt == scenarios::TiltMode::On {
                     String::new()
@@ -431,13 +509,15 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
         timelines.push((mover, timeline));
     }
     let course = load_course(None)?;
-    let scenario_results = run_scenarios_per_mover(&[], &course, &default_graph()?, cli)?;
+    let scenario_results =
+        run_scenarios_per_mover(&[], &course, &scenarios::Actor::mannequin()?, cli)?;
     let path = report::write_results(
         out,
         &Results {
             clips: Some(&clips),
             graph_timeline: timelines.first().map(|(_, t)| t),
             scenarios: Some(&scenario_results),
+            character: None,
         },
     )?;
     println!("\nwrote {}", path.display());
@@ -487,7 +567,25 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command.clone().unwrap_or(Command::Clips) {
         Command::Clips => default_run(&cli),
-        Command::Run { scenarios, course } => run_scenarios(&scenarios, course.as_deref(), &cli),
+        Command::Run {
+            scenarios,
+            course,
+            character: Some(file),
+            bone_map,
+            graph,
+            settings,
+        } => {
+            let files = character::CharacterFiles {
+                file,
+                bone_map,
+                graph,
+                settings,
+            };
+            run_character(&scenarios, course.as_deref(), &files, &cli)
+        }
+        Command::Run {
+            scenarios, course, ..
+        } => run_scenarios(&scenarios, course.as_deref(), &cli),
         Command::Sweep { scenarios, offsets } => run_sweep(&scenarios, offsets, &cli),
         Command::Film {
             scenarios,

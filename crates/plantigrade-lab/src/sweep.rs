@@ -10,14 +10,12 @@
 //! each as agreeing or not. It measures; it does not gate (`--check` does not apply).
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use plantigrade::graph::GraphAsset;
 use plantigrade::ik::FootIkMode;
 use plantigrade_course::Course;
 use serde::Serialize;
 
-use crate::scenarios::{self, RunOptions, ScenarioResult};
+use crate::scenarios::{self, Actor, RunOptions, ScenarioResult};
 
 /// Tick rates every scenario runs at (ROB-4).
 pub const RATES_HZ: [f32; 3] = [30.0, 60.0, 144.0];
@@ -191,7 +189,7 @@ pub fn offsets_m(count: u32) -> Vec<f32> {
 pub fn run(
     names: &[String],
     course: &Course,
-    graph: &Arc<GraphAsset>,
+    actor: &Actor,
     offsets: u32,
     mover: scenarios::Mover,
 ) -> anyhow::Result<Vec<SweepRow>> {
@@ -227,7 +225,7 @@ pub fn run(
                     mover,
                     ..RunOptions::default()
                 };
-                for result in scenarios::run_all(batch, course, graph, hz, &options)? {
+                for result in scenarios::run_all(batch, course, actor, hz, &options)? {
                     if result.mode == FootIkMode::Predictive.name() && result.tilt == "on" {
                         runs.entry(result.name.clone()).or_default().push(result);
                     }
@@ -508,13 +506,9 @@ mod tests {
     #[test]
     fn a_sweep_counts_each_check_once_per_rate_and_start() {
         let course = Course::default_course();
-        let graph = Arc::new(
-            plantigrade::mannequin::Mannequin::new()
-                .default_graph()
-                .unwrap(),
-        );
+        let actor = Actor::mannequin().unwrap();
         let names = vec!["stairs_up_15cm_run".to_string()];
-        let rows = run(&names, &course, &graph, 2, Mover::Rapier).unwrap();
+        let rows = run(&names, &course, &actor, 2, Mover::Rapier).unwrap();
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.runs, 6);
@@ -527,7 +521,7 @@ mod tests {
         assert!(row.rates.iter().all(|r| r.runs == 2 && r.runs_failing <= 2));
         assert_eq!(row.agreement.len(), FIGURES.len());
         // Bad requests are errors, not panics.
-        assert!(run(&names, &course, &graph, 0, Mover::Rapier).is_err());
-        assert!(run(&["nowhere".to_string()], &course, &graph, 1, Mover::Rapier).is_err());
+        assert!(run(&names, &course, &actor, 0, Mover::Rapier).is_err());
+        assert!(run(&["nowhere".to_string()], &course, &actor, 1, Mover::Rapier).is_err());
     }
 }

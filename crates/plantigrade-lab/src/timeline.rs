@@ -142,7 +142,7 @@ pub fn run(
     let mut config = CharacterConfig::default();
     let mut character = Character::new(config.clone(), graph.clone(), Vec3::ZERO, 0.0)?;
     character.set_foot_ik_mode(FootIkMode::Predictive);
-    let sampler = Sampler::new(&graph);
+    let sampler = Sampler::new(&graph, None);
     let base = MachineId(0);
     let mut rows: Vec<StateRow> = graph
         .state_names(base)

@@ -302,3 +302,17 @@ pub fn chosen(names: &[String]) -> anyhow::Result<Vec<&'static Scenario>> {
         .filter(|s| names.is_empty() || names.iter().any(|n| n == s.name))
         .collect())
 }
+
+/// The terrain scenarios, by name: the flat walk and run and every scenario whose feet the
+/// gate judges (stairs, ramps, cross-slope, pebbles, beams, junctions, bumps). What `run
+/// --character` runs unless told otherwise.
+pub fn terrain_scenarios() -> Vec<String> {
+    SCENARIOS
+        .iter()
+        .filter(|s| {
+            s.name.starts_with("flat_") && s.gait != Gait::Sprint
+                || super::checks::foot_gated(s.name)
+        })
+        .map(|s| s.name.to_string())
+        .collect()
+}

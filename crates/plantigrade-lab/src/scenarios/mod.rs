@@ -4,10 +4,11 @@
 //! stairs and ramps climbed without getting stuck, the 50° ramp refused, the 180° turn as
 //! long as the turn-rate curve implies.
 //!
-//! By concern: [`catalog`] the scenarios, [`script`] what the stick does, [`path`] where a
+//! By concern: [`actor`] who runs them, [`catalog`] the scenarios, [`script`] what the stick does, [`path`] where a
 //! run goes on the course, [`run`] the tick loop and its figures, [`sample`] and [`trace`]
 //! what is recorded per tick, [`checks`] what is judged, [`print`](mod@print) the tables.
 
+mod actor;
 mod catalog;
 mod checks;
 mod path;
@@ -17,7 +18,8 @@ mod sample;
 mod script;
 mod trace;
 
-pub use catalog::{chosen, is_flight, is_junction, Kind};
+pub use actor::Actor;
+pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind};
 // Looked up by name in the sweep's tests.
 #[cfg(test)]
 pub use catalog::SCENARIOS;

@@ -1,18 +1,16 @@
 //! Running scenarios: one run's setup, the tick loop and its figures, and every chosen
 //! scenario in every mode with the checks across runs added at the end.
 
-use std::sync::Arc;
-
 use glam::Vec3;
 use plantigrade::character::{run_probe_batch, Character, ProbeTiming};
-use plantigrade::graph::{GraphAsset, MachineId};
+use plantigrade::graph::MachineId;
 use plantigrade::ik::FootIkMode;
-use plantigrade::motion::CharacterConfig;
 use plantigrade::world::{CharacterPhysics, QueryMover};
 use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 use serde::Serialize;
 
+use super::actor::Actor;
 use super::catalog::{chosen, is_plaza_script, Kind, Scenario, CIRCLE_RADIUS_M, CIRCLE_SETTLED_S};
 use super::checks::{
     add_feet_apart_checks, add_foot_checks, add_pop_checks, add_skid_checks, add_tilt_checks,
@@ -85,10 +83,11 @@ pub fn run_scenario(
     scenario: &Scenario,
     course: &Course,
     world: &RapierWorld,
-    graph: &Arc<GraphAsset>,
+    actor: &Actor,
     hz: f32,
     setup: Setup,
 ) -> anyhow::Result<(ScenarioResult, Trace)> {
+    let graph = &actor.graph;
     let Setup {
         ik: mode,
         tilt,
@@ -104,18 +103,20 @@ pub fn run_scenario(
         Mover::Queries => &query_mover,
     };
     let path = path_for(course, scenario, start_offset_m)?;
-    let config = CharacterConfig::default();
+    let config = actor.settings.motion.clone();
     let facing = if scenario.kind == Backpedal {
         (-path.direction.x).atan2(-path.direction.z)
     } else {
         path.direction.x.atan2(path.direction.z)
     };
-    let mut character = Character::new(config.clone(), graph.clone(), path.spawn, facing)?;
+    let mut character = Character::builder(graph.clone())
+        .settings(actor.settings.clone())
+        .spawn(path.spawn, facing)?;
     character.set_foot_ik_mode(mode);
     character.set_probe_timing(probes);
     character.set_debug_draw(setup_debug_draw(mode));
     tilt.configure(character.tilt_config_mut());
-    let sampler = Sampler::new(graph);
+    let sampler = Sampler::new(graph, actor.settings.bone_map.as_ref());
     let dt = 1.0 / hz;
     let travel = path.end_s - path.start_s;
     let max_time_s = match scenario.kind {
@@ -428,7 +429,7 @@ fn circle_lean(trace: &Trace, centre: Vec3) -> Vec<(String, f32)> {
 pub fn run_all(
     names: &[String],
     course: &Course,
-    graph: &Arc<GraphAsset>,
+    actor: &Actor,
     hz: f32,
     options: &RunOptions,
 ) -> anyhow::Result<Vec<ScenarioResult>> {
@@ -457,7 +458,7 @@ pub fn run_all(
                 let setup = Setup::new(mode, tilt)
                     .starting_at(options.start_offset_m)
                     .with_mover(options.mover);
-                let (result, trace) = run_scenario(scenario, course, &world, graph, hz, setup)?;
+                let (result, trace) = run_scenario(scenario, course, &world, actor, hz, setup)?;
                 if let Some(dir) = &options.trace_dir {
                     let suffix = if tilt == TiltMode::On {
                         String::new()
@@ -494,7 +495,7 @@ pub fn run_all(
             &mut results,
             course,
             &world,
-            graph,
+            actor,
             hz,
             Setup::new(FootIkMode::Predictive, TiltMode::Raw)
                 .starting_at(options.start_offset_m)

@@ -2,6 +2,7 @@
 //! the analytic course.
 
 use glam::{Quat, Vec3};
+use plantigrade::bone_map::BoneNames;
 use plantigrade::character::Character;
 use plantigrade::graph::GraphAsset;
 use plantigrade_course::Course;
@@ -72,9 +73,15 @@ pub(crate) struct Sampler {
 }
 
 impl Sampler {
-    pub(crate) fn new(graph: &GraphAsset) -> Sampler {
+    /// The joints of `graph`'s skeleton by `bone_map` (detected when `None`; a map that
+    /// does not fit never gets here: the character refuses to spawn with it).
+    pub(crate) fn new(graph: &GraphAsset, bone_map: Option<&BoneNames>) -> Sampler {
         let skeleton = graph.skeleton();
-        let map = plantigrade::HumanoidMap::detect(skeleton);
+        let map = match bone_map {
+            Some(names) => plantigrade::HumanoidMap::from_names(skeleton, names)
+                .unwrap_or_else(|_| plantigrade::HumanoidMap::detect(skeleton)),
+            None => plantigrade::HumanoidMap::detect(skeleton),
+        };
         let legs = plantigrade::Side::BOTH.map(|side| {
             let leg = map.leg(side).ok()?;
             let sockets = map.feet[side.index()]?;

@@ -36,7 +36,15 @@ fn run_predictive(
     graph: &Arc<GraphAsset>,
 ) -> (ScenarioResult, Trace) {
     let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
-    run_scenario(named(name), course, world, graph, 60.0, setup).unwrap()
+    run_scenario(
+        named(name),
+        course,
+        world,
+        &Actor::with_graph(graph.clone()),
+        60.0,
+        setup,
+    )
+    .unwrap()
 }
 
 fn graph() -> Arc<GraphAsset> {
@@ -131,7 +139,7 @@ fn no_ground_under_the_spawn_falls_and_is_reported() {
         &scenario,
         &course,
         &world,
-        &graph(),
+        &Actor::mannequin().unwrap(),
         60.0,
         Setup::new(FootIkMode::Predictive, TiltMode::On),
     )
@@ -199,9 +207,25 @@ fn batched_probes_one_tick_late_stay_within_targets() {
     ] {
         let scenario = named(name);
         let mut setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
-        let (now, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+        let (now, _) = run_scenario(
+            scenario,
+            &course,
+            &world,
+            &Actor::with_graph(graph.clone()),
+            60.0,
+            setup,
+        )
+        .unwrap();
         setup.probes = ProbeTiming::Batched;
-        let (late, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+        let (late, _) = run_scenario(
+            scenario,
+            &course,
+            &world,
+            &Actor::with_graph(graph.clone()),
+            60.0,
+            setup,
+        )
+        .unwrap();
         let (a, b) = (now.metrics.foot, late.metrics.foot);
         assert!(b.penetration_mean_mm <= 5.0, "{name}: {b:?}");
         assert!(b.penetration_max_mm <= 20.0, "{name}: {b:?}");
@@ -233,11 +257,18 @@ fn tilt_metrics_agree_at_30_60_and_144_hz() {
         let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
         let at = |hz: f32| {
-            run_scenario(scenario, &course, &world, &graph, hz, setup)
-                .unwrap()
-                .0
-                .metrics
-                .tilt
+            run_scenario(
+                scenario,
+                &course,
+                &world,
+                &Actor::with_graph(graph.clone()),
+                hz,
+                setup,
+            )
+            .unwrap()
+            .0
+            .metrics
+            .tilt
         };
         let reference = at(60.0);
         for hz in [30.0, 144.0] {
@@ -263,7 +294,7 @@ fn unknown_scenario_is_an_error() {
     let err = run_all(
         &["flat_wlak".to_string()],
         &Course::default_course(),
-        &graph(),
+        &Actor::mannequin().unwrap(),
         60.0,
         &RunOptions::default(),
     )
@@ -281,7 +312,15 @@ fn query_mover_passes_the_movement_checks_of_stairs_steep_ramp_and_wall() {
     for name in ["stairs_up_20cm_walk", "ramp_50_blocked", "wall_push"] {
         let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On).with_mover(Mover::Queries);
-        let (result, _) = run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+        let (result, _) = run_scenario(
+            scenario,
+            &course,
+            &world,
+            &Actor::with_graph(graph.clone()),
+            60.0,
+            setup,
+        )
+        .unwrap();
         assert_eq!(result.mover, "queries");
         let failed: Vec<_> = result
             .checks

@@ -17,7 +17,7 @@ const FOREFOOT_FIRST_MIN_SHARE: f32 = 0.8;
 
 /// Scenarios whose feet the gate judges (issue 5: walk and run over stairs, ramps up to
 /// 40°, the cross-slope, pebbles and the beam; issue 14: ramps into stairs, rolling bumps).
-fn foot_gated(name: &str) -> bool {
+pub(crate) fn foot_gated(name: &str) -> bool {
     is_flight(name)
         || is_junction(name)
         || name.starts_with("rolling_bumps")

@@ -9,6 +9,8 @@ mod plaza;
 mod table;
 mod tilt;
 
-pub(super) use foot::{add_feet_apart_checks, add_foot_checks, add_pop_checks, add_skid_checks};
+pub(super) use foot::{
+    add_feet_apart_checks, add_foot_checks, add_pop_checks, add_skid_checks, foot_gated,
+};
 pub(super) use kind::{checks_for, Context};
 pub(super) use tilt::add_tilt_checks;

@@ -1,13 +1,11 @@
 //! The tilt and posture checks on tilt on + predictive runs (SPEC TILT, QUAL-5/6/8).
 
-use std::sync::Arc;
-
-use plantigrade::graph::GraphAsset;
 use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
 
 use super::table::{threshold_checks, Compare, Gate, Runs, Threshold};
 use crate::report::Check;
+use crate::scenarios::actor::Actor;
 use crate::scenarios::catalog::{is_flight, SCENARIOS};
 use crate::scenarios::run::{run_scenario, ScenarioResult, Setup};
 
@@ -131,7 +129,7 @@ pub(crate) fn add_tilt_checks(
     results: &mut [ScenarioResult],
     course: &Course,
     world: &RapierWorld,
-    graph: &Arc<GraphAsset>,
+    actor: &Actor,
     hz: f32,
     raw_setup: Setup,
 ) -> anyhow::Result<()> {
@@ -167,7 +165,7 @@ pub(crate) fn add_tilt_checks(
         if r.name.starts_with("pebbles") {
             let scenario = SCENARIOS.iter().find(|s| s.name == r.name);
             if let Some(scenario) = scenario {
-                let (raw, _) = run_scenario(scenario, course, world, graph, hz, raw_setup)?;
+                let (raw, _) = run_scenario(scenario, course, world, actor, hz, raw_setup)?;
                 let raw = raw.metrics.tilt.tilt_angvel_rms_deg_s;
                 checks.push(Check::new(
                     "tilt_pebbles_filtered",
