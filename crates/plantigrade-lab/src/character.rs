@@ -419,6 +419,81 @@ mod tests {
         );
     }
 
+    /// Issue 17 item 7: a 1 m and a 3 m mannequin (the mannequin resized, its settings
+    /// scaled to it by leg length) behave like the mannequin scaled: speed in proportion
+    /// to size, the feet's figures in proportion too, on ground whose shape does not
+    /// depend on size (flat, ramps, the cross-slope).
+    #[test]
+    fn a_small_and_a_tall_mannequin_behave_like_the_mannequin_scaled() {
+        let m = Mannequin::new();
+        let course = Course::default_course();
+        let names: Vec<String> = [
+            "flat_walk",
+            "flat_run",
+            "ramp_20_up_walk",
+            "ramp_20_down_run",
+            "cross_slope_20_walk",
+        ]
+        .map(String::from)
+        .to_vec();
+        let reference = run_all(
+            &names,
+            &course,
+            &Actor::mannequin().unwrap(),
+            60.0,
+            &predictive(),
+        )
+        .unwrap();
+        for size in [0.56, 1.67] {
+            let (skeleton, clips) =
+                plantigrade::rig_scale::resize_rig(&m.skeleton, &m.clips, size).unwrap();
+            let graph = GraphAsset::from_ron(
+                include_str!("../../plantigrade/src/mannequin/default_als.ron"),
+                &skeleton,
+                clips,
+            )
+            .unwrap();
+            let map = HumanoidMap::detect(&skeleton);
+            let (settings, scale) = CharacterSettings::default()
+                .scaled_to_rig(&skeleton, &map)
+                .unwrap();
+            assert!((scale - size).abs() < 0.01 * size, "scale {scale}");
+            let actor = Actor {
+                name: format!("mannequin × {size}"),
+                graph: Arc::new(graph),
+                settings,
+                scale,
+            };
+            let runs = run_all(&names, &course, &actor, 60.0, &predictive()).unwrap();
+            for (a, b) in runs.iter().zip(&reference) {
+                let (fa, fb) = (&a.metrics.foot, &b.metrics.foot);
+                let ratio = a.metrics.mean_speed_m_s / b.metrics.mean_speed_m_s;
+                assert!(
+                    (ratio / size - 1.0).abs() < 0.1,
+                    "{size} {}: speed {} against {}",
+                    a.name,
+                    a.metrics.mean_speed_m_s,
+                    b.metrics.mean_speed_m_s
+                );
+                assert_eq!((a.metrics.nan_count, fa.knee_flips), (0, 0), "{}", a.name);
+                assert!(fa.skate_ratio_stance <= 0.02, "{size} {}", a.name);
+                // In proportion to size, with 2.5 mm of room near zero (the small one's run
+                // floats its feet 2.0 mm at the 95th percentile where the mannequin's do not).
+                for (what, x, y) in [
+                    ("pen mean", fa.penetration_mean_mm, fb.penetration_mean_mm),
+                    ("float p95", fa.float_p95_mm, fb.float_p95_mm),
+                    ("drift", fa.planted_drift_mean_mm, fb.planted_drift_mean_mm),
+                ] {
+                    assert!(
+                        x <= size * y + 2.5,
+                        "{size} {} {what}: {x} mm against the mannequin's {y}",
+                        a.name
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn what_a_character_lacks_is_an_error_that_says_what_to_give() {
         let files = mannequin_files();

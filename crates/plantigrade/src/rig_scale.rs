@@ -9,10 +9,11 @@
 //! change.
 
 use crate::bone_map::HumanoidMap;
+use crate::clip::{Clip, ClipError, JointTracks, Track};
 use crate::ik::{FootIkError, FootRig};
 use crate::motion::{CharacterConfig, Curve};
 use crate::settings::{CharacterSettings, SettingsError};
-use crate::skeleton::Skeleton;
+use crate::skeleton::{Joint, Skeleton, SkeletonError, Transform};
 use crate::world::Capsule;
 
 /// The built-in mannequin's leg length: hip to knee to ankle in its rest pose (m). The size
@@ -109,6 +110,89 @@ pub enum RigScaleError {
     NoLegs(#[from] FootIkError),
     #[error(transparent)]
     Scale(#[from] ScaleError),
+}
+
+/// Why a rig could not be resized.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ResizeError {
+    #[error("scale factor {0} must be a finite number above 0")]
+    BadFactor(f32),
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+    #[error("clip '{clip}': {error}")]
+    Clip { clip: String, error: ClipError },
+}
+
+/// `skeleton` and its `clips` `factor` times the size: every joint offset and every
+/// translation key (and authored velocity) times `factor`; rotations, scales, timing,
+/// curves and events kept. A file exported in the wrong unit, or a mannequin of another
+/// size for tests.
+pub fn resize_rig(
+    skeleton: &Skeleton,
+    clips: &[Clip],
+    factor: f32,
+) -> Result<(Skeleton, Vec<Clip>), ResizeError> {
+    if !(factor.is_finite() && factor > 0.0) {
+        return Err(ResizeError::BadFactor(factor));
+    }
+    let joints = (0..skeleton.num_joints())
+        .map(|j| {
+            let rest = skeleton.rest_local()[j];
+            Joint {
+                name: skeleton.name(j).to_string(),
+                parent: skeleton.parent(j),
+                rest_local: Transform {
+                    translation: rest.translation * factor,
+                    ..rest
+                },
+            }
+        })
+        .collect();
+    let resized = Skeleton::new(joints)?;
+    let clips = clips
+        .iter()
+        .map(|clip| {
+            resize_clip(clip, factor).map_err(|error| ResizeError::Clip {
+                clip: clip.name().to_string(),
+                error,
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((resized, clips))
+}
+
+fn resize_clip(clip: &Clip, factor: f32) -> Result<Clip, ClipError> {
+    let joints = clip
+        .joint_tracks()
+        .iter()
+        .map(|tracks| {
+            let translation = match &tracks.translation {
+                // Cubic tangents are translations too: every value scales.
+                Some(t) => Some(Track::new(
+                    t.interpolation(),
+                    t.times_s().to_vec(),
+                    t.values().iter().map(|v| *v * factor).collect(),
+                )?),
+                None => None,
+            };
+            Ok(JointTracks {
+                translation,
+                ..tracks.clone()
+            })
+        })
+        .collect::<Result<Vec<_>, ClipError>>()?;
+    let mut resized =
+        Clip::new(clip.name(), Some(clip.duration_s()), joints)?.with_looping(clip.is_looping());
+    for curve in clip.curves() {
+        resized = resized.with_curve(curve.clone())?;
+    }
+    for event in clip.events() {
+        resized = resized.with_event(event.name.clone(), event.time_s)?;
+    }
+    if let Some(velocity) = clip.authored_velocity_model_m_s() {
+        resized = resized.with_authored_velocity(velocity * factor)?;
+    }
+    Ok(resized)
 }
 
 fn scaled_motion(
@@ -219,6 +303,22 @@ mod tests {
         assert_eq!(half.foot_ik.contact_ease_s, base.foot_ik.contact_ease_s);
         assert_eq!(half.motion.coyote_time_s, base.motion.coyote_time_s);
         assert_eq!(half.lod, base.lod);
+    }
+
+    #[test]
+    fn a_resized_mannequin_has_its_size_and_keeps_its_timing() {
+        let m = Mannequin::new();
+        let (skeleton, clips) = resize_rig(&m.skeleton, &m.clips, 2.0).unwrap();
+        let map = HumanoidMap::detect(&skeleton);
+        assert!((rig_scale(&skeleton, &map).unwrap() - 2.0).abs() < 0.02);
+        let walk = |clips: &[Clip]| clips.iter().find(|c| c.name() == "Walk_F").cloned();
+        let (a, b) = (walk(&m.clips).unwrap(), walk(&clips).unwrap());
+        assert_eq!(a.duration_s(), b.duration_s());
+        assert_eq!(a.events().len(), b.events().len());
+        assert_eq!(a.curves().len(), b.curves().len());
+        let speed = |c: &Clip| c.authored_speed_m_s().unwrap();
+        assert!((speed(&b) - 2.0 * speed(&a)).abs() < 1e-4);
+        assert!(resize_rig(&m.skeleton, &m.clips, -1.0).is_err());
     }
 
     #[test]
