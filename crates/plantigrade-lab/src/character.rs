@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use plantigrade::foot_contacts::{add_derived_foot_contacts, FootContactConfig};
-use plantigrade::graph::GraphAsset;
+use plantigrade::graph::{remove_travel, GraphAsset, RootSource};
 use plantigrade::settings::CharacterSettings;
 use plantigrade::HumanoidMap;
 use plantigrade_gltf::ImportOptions;
@@ -66,6 +66,16 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         asset.clips.clone(),
         &FootContactConfig::default(),
     );
+    // A rig that starts at its pelvis keeps the pelvis's motion in the pose (the character
+    // detects it); clips exported with their travel in the pelvis play in place instead.
+    let clips = match RootSource::of(skeleton, &map) {
+        Some(RootSource::Pelvis { joint }) => clips
+            .iter()
+            .map(|clip| remove_travel(clip, joint))
+            .collect::<Result<Vec<_>, _>>()
+            .context("taking the travel out of the clips")?,
+        _ => clips,
+    };
     let graph_path = files.graph.as_deref().ok_or_else(|| {
         anyhow::anyhow!(
             "--character needs a graph over the rig's clips: --graph G.ron (see crates/plantigrade/benches/ual_als.ron for one)"

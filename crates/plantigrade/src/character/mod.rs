@@ -34,7 +34,7 @@ use posture::Posture;
 
 use crate::bone_map::{BoneMapError, BoneNames, HumanoidMap};
 use crate::debug::DebugDraw;
-use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance};
+use crate::graph::{GraphAsset, GraphError, GraphEvent, GraphInstance, RootMotionDef, RootSource};
 use crate::ik::look_at::{LookAt, LookAtChain};
 use crate::ik::{
     run_foot_probe, AnimatedFoot, FootIk, FootIkConfig, FootIkError, FootIkMode, FootIkOutput,
@@ -122,6 +122,9 @@ pub struct Character {
     body: Option<BodyId>,
     /// The bone map it was given (`None`: detected).
     bone_map: Option<BoneNames>,
+    /// The root-motion source it was given (`None`: the graph's, or the one that fits a
+    /// rig starting at its pelvis).
+    root_motion: Option<RootMotionDef>,
     /// The stage due next, and the tick's `dt_s` as its movement stage was given it.
     next_stage: TickStage,
     stage_dt_s: f32,
@@ -184,14 +187,24 @@ impl Character {
             return Err(CharacterError::BadSpawn);
         }
         let mut graph = GraphInstance::new(graph);
-        if let Some(source) = root_motion {
-            graph.set_root_motion(source)?;
-        }
         let skeleton = graph.asset().skeleton();
         let bones = match &bone_map {
             Some(names) => HumanoidMap::from_names(skeleton, names)?,
             None => HumanoidMap::detect(skeleton),
         };
+        // Root motion as given; else the graph's, unless the graph names no joint and the
+        // rig starts at its pelvis (whose bob would lift the capsule).
+        let given_root_motion = root_motion.clone();
+        let fitting = match (&root_motion, &graph.asset().root_motion.joint) {
+            (Some(given), _) => Some(given.clone()),
+            (None, Some(_)) => None,
+            (None, None) => RootSource::of(skeleton, &bones)
+                .and_then(|source| source.root_motion(skeleton, graph.asset().clips())),
+        };
+        if let Some(source) = fitting {
+            graph.set_root_motion(source)?;
+        }
+        let skeleton = graph.asset().skeleton();
         let foot_ik =
             crate::ik::FootRig::new(skeleton, &bones).map(|rig| FootIk::new(foot_ik_config, rig));
         let look_at_chain = LookAtChain::from_humanoid(&bones, &look_at_config);
@@ -222,6 +235,7 @@ impl Character {
             query_layers,
             body,
             bone_map,
+            root_motion: given_root_motion,
             next_stage: TickStage::Movement,
             stage_dt_s: 0.0,
         })
@@ -258,7 +272,7 @@ impl Character {
             impact: self.posture.impact_config,
             query_layers: self.query_layers,
             bone_map: self.bone_map.clone(),
-            root_motion: self.animator.graph.root_motion_override().cloned(),
+            root_motion: self.root_motion.clone(),
         }
     }
 
@@ -276,7 +290,7 @@ impl Character {
         if settings.bone_map != self.bone_map {
             return Err(CharacterError::RespawnNeeded { field: "bone_map" });
         }
-        if settings.root_motion.as_ref() != self.animator.graph.root_motion_override() {
+        if settings.root_motion != self.root_motion {
             return Err(CharacterError::RespawnNeeded {
                 field: "root_motion",
             });

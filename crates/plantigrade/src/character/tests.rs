@@ -350,3 +350,85 @@ fn settings_that_cannot_work_on_a_live_character_are_refused_and_change_nothing(
     );
     assert_eq!(c.settings(), before);
 }
+
+/// Issue 17 item 5: a rig that starts at its pelvis (as Mixamo's do) keeps its capsule on
+/// the ground while it walks: the pelvis's bob stays in the pose, where extracting it (the
+/// default for a root above the pelvis) lifts the capsule every step.
+#[test]
+fn a_rig_starting_at_its_pelvis_does_not_lift_its_capsule() {
+    let m = crate::mannequin::Mannequin::new();
+    let (skeleton, clips) = crate::graph::root_source::without_first_joint(&m.skeleton, &m.clips);
+    let graph = Arc::new(
+        GraphAsset::from_ron(
+            include_str!("../mannequin/default_als.ron"),
+            &skeleton,
+            clips,
+        )
+        .unwrap(),
+    );
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let walk = Intent {
+        move_world: glam::Vec2::new(0.0, 1.0),
+        ..Default::default()
+    };
+    // Ticks off the ground and the highest the feet rose, walking then running 3 s.
+    let lift = |settings: CharacterSettings| {
+        let mut c = Character::builder(graph.clone())
+            .settings(settings)
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap();
+        let (mut airborne, mut highest_m) = (0, 0.0f32);
+        let mut pelvis_y = (f32::INFINITY, f32::NEG_INFINITY);
+        let mut yaw = (f32::INFINITY, f32::NEG_INFINITY);
+        for tick in 0..180 {
+            let intent = Intent {
+                move_world: walk.move_world * if tick < 90 { 0.5 } else { 1.0 },
+                ..walk
+            };
+            c.tick(1.0 / 60.0, &intent, &world).unwrap();
+            airborne += usize::from(!c.output().vars.is_grounded);
+            highest_m = highest_m.max(c.feet_world().y);
+            if tick >= 120 {
+                let y = c.model_pose().position_model(0).y;
+                pelvis_y = (pelvis_y.0.min(y), pelvis_y.1.max(y));
+                let f = c.facing_yaw_rad();
+                yaw = (yaw.0.min(f), yaw.1.max(f));
+            }
+        }
+        let bob_m = pelvis_y.1 - pelvis_y.0;
+        let sway_rad = yaw.1 - yaw.0;
+        (airborne, highest_m, bob_m, pelvis_y.1, sway_rad, c)
+    };
+    let (airborne, highest_m, bob_m, pelvis_top_m, sway_rad, c) =
+        lift(CharacterSettings::default());
+    assert_eq!(
+        c.graph().root_motion_source().joint.as_deref(),
+        Some("pelvis")
+    );
+    assert_eq!(c.settings().root_motion, None, "detected, not given");
+    assert_eq!(airborne, 0);
+    assert!(highest_m < 1e-3, "the feet rose {highest_m} m");
+    // The run's bob and lowered pelvis stay in the pose; the capsule faces steadily.
+    assert!(
+        bob_m > 0.005 && pelvis_top_m < 0.9,
+        "{bob_m} m, top {pelvis_top_m} m"
+    );
+    assert!(sway_rad < 1e-3, "facing swayed {sway_rad} rad");
+    // What the detection saves it from: the pelvis's vertical motion and yaw extracted
+    // (rapier's controller on stairs is then lifted off the treads, issue 17's 21–29
+    // airborne ticks; this flat test world snaps it back down). The bob is gone from
+    // the pose, the pelvis stands at its rest height, the capsule swings with the hips.
+    let extracted = CharacterSettings {
+        root_motion: Some(crate::graph::RootMotionDef {
+            joint: Some("pelvis".into()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let (_, _, bob_m, pelvis_top_m, sway_rad, _) = lift(extracted);
+    assert!(
+        bob_m < 1e-3 && pelvis_top_m > 0.94,
+        "{bob_m} m, top {pelvis_top_m} m"
+    );
+    assert!(sway_rad > 0.01, "facing swayed {sway_rad} rad");
+}

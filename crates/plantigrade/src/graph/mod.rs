@@ -13,6 +13,8 @@
 //! - [`instance`]: one character's [`GraphInstance`]: state machines with crossfades
 //!   (GRAPH-3), overlay layers (GRAPH-4), root motion (GRAPH-5, [`root_motion`]), events
 //!   (GRAPH-7, [`events`]) and pause (GRAPH-8).
+//! - [`root_source`]: which joint carries a rig's root motion (a root above the pelvis, or
+//!   the pelvis itself), in-place clips, and root-motion settings that do not fit a rig.
 
 pub mod asset;
 pub mod blend_space;
@@ -22,6 +24,7 @@ pub mod expr;
 pub mod instance;
 pub mod params;
 pub mod root_motion;
+pub mod root_source;
 
 pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
 pub use blend_space::{
@@ -36,6 +39,9 @@ pub use params::{
     names, BoolParam, FloatParam, ParamError, ParamId, ParamKind, ParamSet, Vec2Param,
 };
 pub use root_motion::RootMotionDelta;
+pub use root_source::{
+    check_root_motion, clip_travel, remove_travel, RootMotionMisfit, RootSource,
+};
 
 #[cfg(test)]
 mod tests;
