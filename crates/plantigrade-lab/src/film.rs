@@ -75,8 +75,7 @@ pub struct Film<'a> {
 /// The bones of `skeleton` with each one's limb, from its humanoid map. The bone from the
 /// skeleton's root to the pelvis is left out when the root is not the pelvis (a root at
 /// the feet would draw a line from the floor to the hips).
-pub fn bones(skeleton: &Skeleton) -> Vec<(usize, usize, Limb)> {
-    let map = HumanoidMap::detect(skeleton);
+pub fn bones(skeleton: &Skeleton, map: &HumanoidMap) -> Vec<(usize, usize, Limb)> {
     let trunk: Vec<usize> = map
         .pelvis
         .into_iter()
@@ -113,13 +112,28 @@ pub fn bones(skeleton: &Skeleton) -> Vec<(usize, usize, Limb)> {
             None => return Limb::Trunk,
         }
     };
-    (0..skeleton.num_joints())
+    let mut bones: Vec<(usize, usize, Limb)> = (0..skeleton.num_joints())
         .filter_map(|child| {
             let parent = skeleton.parent(child)?;
             let from_root = skeleton.parent(parent).is_none() && Some(parent) != map.pelvis;
             (!from_root).then(|| (parent, child, limb_of(child)))
         })
-        .collect()
+        .collect();
+    // A foot that hangs from the root as an IK target (Quaternius' rigs) is drawn from the
+    // shin's end, where the leg has it.
+    for (side, leg) in Side::BOTH.iter().zip(map.legs) {
+        if let (Some(calf), Some(foot)) = (leg.calf, leg.foot) {
+            if skeleton.parent(foot) != Some(calf) {
+                let limb = if *side == Side::Left {
+                    Limb::Left
+                } else {
+                    Limb::Right
+                };
+                bones.push((calf, foot, limb));
+            }
+        }
+    }
+    bones
 }
 
 fn colour(limb: Limb) -> RGBColor {
@@ -562,7 +576,7 @@ mod tests {
     #[test]
     fn the_mannequin_bones_are_split_into_left_right_and_trunk() {
         let m = plantigrade::mannequin::Mannequin::new();
-        let bones = bones(&m.skeleton);
+        let bones = bones(&m.skeleton, &m.bones);
         let named = |name: &str| m.skeleton.find(name).unwrap();
         let limb_of = |child: &str| {
             bones

@@ -140,6 +140,49 @@ fn run_scenarios_per_mover(
     Ok(all)
 }
 
+/// A user's glTF character in place of the mannequin (`run`, `film`).
+#[derive(clap::Args, Debug, Clone, Default)]
+struct CharacterArgs {
+    /// Run a glTF character (its skeleton and clips) instead of the mannequin. `run` takes
+    /// it over the terrain scenarios unless named, beside the mannequin on the same runs;
+    /// `--check` then judges it by issue 17's bar (no NaN, no knee flip, stance skate ≤
+    /// 0.02, penetration mean ≤ 5 mm × its size, float p95 and drift within twice the
+    /// mannequin's).
+    #[arg(long, value_name = "FILE.glb")]
+    character: Option<PathBuf>,
+    /// The character's bones (RON `BoneNames`, as `inspect --write-bone-map` writes);
+    /// detected when omitted.
+    #[arg(long, value_name = "MAP.ron", requires = "character")]
+    bone_map: Option<PathBuf>,
+    /// The character's graph over its clips (RON `GraphDef`).
+    #[arg(long, value_name = "G.ron", requires = "character")]
+    graph: Option<PathBuf>,
+    /// The character's settings (RON `CharacterSettings`), used as they are; by default
+    /// the built-in settings scaled to the rig's leg length.
+    #[arg(long, value_name = "S.ron", requires = "character")]
+    settings: Option<PathBuf>,
+}
+
+impl CharacterArgs {
+    /// The files of `--character`, when given.
+    fn files(&self) -> Option<character::CharacterFiles> {
+        Some(character::CharacterFiles {
+            file: self.character.clone()?,
+            bone_map: self.bone_map.clone(),
+            graph: self.graph.clone(),
+            settings: self.settings.clone(),
+        })
+    }
+
+    /// The character given, or the mannequin.
+    fn actor(&self) -> anyhow::Result<scenarios::Actor> {
+        match self.files() {
+            Some(files) => character::load_actor(&files),
+            None => scenarios::Actor::mannequin(),
+        }
+    }
+}
+
 #[derive(Subcommand, Debug, Clone)]
 enum Command {
     /// Evaluate every built-in gait clip on flat ground and play the scripted timeline
@@ -153,24 +196,8 @@ enum Command {
         /// A course file (RON) instead of the built-in course.
         #[arg(long, value_name = "FILE.ron")]
         course: Option<PathBuf>,
-        /// Run a glTF character (its skeleton and clips) instead of the mannequin, over the
-        /// terrain scenarios unless named, beside the mannequin on the same runs; `--check`
-        /// then judges it by issue 17's bar (no NaN, no knee flip, stance skate ≤ 0.02,
-        /// penetration mean ≤ 5 mm × its size, float p95 and drift within twice the
-        /// mannequin's).
-        #[arg(long, value_name = "FILE.glb")]
-        character: Option<PathBuf>,
-        /// The character's bones (RON `BoneNames`, as `inspect --write-bone-map` writes);
-        /// detected when omitted.
-        #[arg(long, value_name = "MAP.ron", requires = "character")]
-        bone_map: Option<PathBuf>,
-        /// The character's graph over its clips (RON `GraphDef`).
-        #[arg(long, value_name = "G.ron", requires = "character")]
-        graph: Option<PathBuf>,
-        /// The character's settings (RON `CharacterSettings`), used as they are; by default
-        /// the built-in settings scaled to the rig's leg length.
-        #[arg(long, value_name = "S.ron", requires = "character")]
-        settings: Option<PathBuf>,
+        #[command(flatten)]
+        character: CharacterArgs,
     },
     /// The foot checks of scenarios at 30, 60 and 144 Hz from several starts along their
     /// paths: in how many runs each passed, and whether the foot figures agree across the
@@ -202,6 +229,8 @@ enum Command {
         /// Draw only up to this time (s).
         #[arg(long, value_name = "S")]
         to: Option<f32>,
+        #[command(flatten)]
+        character: CharacterArgs,
     },
     /// Validate a graph file and print its parameters, states, transitions and layers.
     Graph {
@@ -402,6 +431,7 @@ fn run_film(
     names: &[String],
     every_s: f32,
     (from_s, to_s): (Option<f32>, Option<f32>),
+    character: &CharacterArgs,
     cli: &Cli,
 ) -> anyhow::Result<bool> {
     use anyhow::Context;
@@ -417,13 +447,23 @@ fn run_film(
     let options = cli.run_options()?;
     let mover = cli.single_mover("film")?;
     let course = load_course(None)?;
-    let actor = scenarios::Actor::mannequin()?;
+    let actor = character.actor()?;
     film::register_font()?;
     let chosen = scenarios::chosen(names)?;
     let world = plantigrade_rapier::RapierWorld::from_course(&course)?;
     let dir = cli.out.join("film");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let bones = film::bones(actor.graph.skeleton());
+    let skeleton = actor.graph.skeleton();
+    let map = match &actor.settings.bone_map {
+        Some(names) => plantigrade::HumanoidMap::from_names(skeleton, names)?,
+        None => plantigrade::HumanoidMap::detect(skeleton),
+    };
+    let bones = film::bones(skeleton, &map);
+    // A character's films are named after it, beside the mannequin's.
+    let prefix = match character.files() {
+        Some(_) => format!("{}_", actor.name),
+        None => String::new(),
+    };
     for scenario in chosen {
         for &tilt in &options.tilts {
             for &mode in &options.modes {
@@ -438,11 +478,15 @@ fn run_film(
                 } else {
                     format!("_tilt_{}", tilt.name())
                 };
-                let file = dir.join(format!("{}_{}{suffix}.png", scenario.name, mode.name()));
+                let file = dir.join(format!(
+                    "{prefix}{}_{}{suffix}.png",
+                    scenario.name,
+                    mode.name()
+                ));
                 let f = &result.metrics.foot;
                 let film = film::Film {
                     title: format!(
-                        "{} — foot IK {}, tilt {}, {} Hz",
+                        "{prefix}{} — foot IK {}, tilt {}, {} Hz",
                         scenario.name,
                         mode.name(),
                         tilt.name(),
@@ -570,29 +614,19 @@ fn main() -> ExitCode {
         Command::Run {
             scenarios,
             course,
-            character: Some(file),
-            bone_map,
-            graph,
-            settings,
-        } => {
-            let files = character::CharacterFiles {
-                file,
-                bone_map,
-                graph,
-                settings,
-            };
-            run_character(&scenarios, course.as_deref(), &files, &cli)
-        }
-        Command::Run {
-            scenarios, course, ..
-        } => run_scenarios(&scenarios, course.as_deref(), &cli),
+            character,
+        } => match character.files() {
+            Some(files) => run_character(&scenarios, course.as_deref(), &files, &cli),
+            None => run_scenarios(&scenarios, course.as_deref(), &cli),
+        },
         Command::Sweep { scenarios, offsets } => run_sweep(&scenarios, offsets, &cli),
         Command::Film {
             scenarios,
             every,
             from,
             to,
-        } => run_film(&scenarios, every, (from, to), &cli),
+            character,
+        } => run_film(&scenarios, every, (from, to), &character, &cli),
         Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect {
