@@ -19,7 +19,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "plantigrade-lab",
     version,
@@ -380,7 +380,17 @@ fn run_character(
     println!("=== {} ===", actor.name);
     let results = run_scenarios_per_mover(&names, &course, &actor, cli)?;
     println!("\n=== mannequin, the same runs ===");
-    let mannequin = run_scenarios_per_mover(&names, &course, &scenarios::Actor::mannequin()?, cli)?;
+    // The reference runs write no traces: the character's are the ones asked for.
+    let reference_cli = Cli {
+        trace: None,
+        ..cli.clone()
+    };
+    let mannequin = run_scenarios_per_mover(
+        &names,
+        &course,
+        &scenarios::Actor::mannequin()?,
+        &reference_cli,
+    )?;
     let rows = character::judge(&results, &mannequin, actor.scale);
     character::print(&actor, &rows);
     let path = report::write_results(
