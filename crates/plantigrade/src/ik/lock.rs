@@ -157,6 +157,15 @@ impl FootLock {
         }
     }
 
+    /// Moves the locked point by `offset` (world xz) because the point the lock stands for
+    /// changed (heel to ball as the heel lifts), not the foot: where the foot is held does
+    /// not change, and nothing counts as moved. No effect when not locked or non-finite.
+    pub fn rebase(&mut self, offset: Vec2) {
+        if let (Some((xz, _)), true) = (&mut self.locked, offset.is_finite()) {
+            *xz += offset;
+        }
+    }
+
     /// How far (m, horizontal) the locked foot is from where the animation has it,
     /// leaving out what [`Self::nudge`] moved it on purpose; 0 when not locked.
     pub fn settle_gap_m(&self, animated_xz: Vec2) -> f32 {

@@ -3,7 +3,7 @@
 //! update with a foot landed across an edge set down on one tread, and the lift of a foot
 //! stepping back after a release.
 
-use glam::Vec2;
+use glam::{Quat, Vec2};
 
 use super::support::tread_shift;
 use super::{FootIkConfig, FootIkInput, FootState, FootTick, Tick};
@@ -16,6 +16,40 @@ const SETTLE_MAX_SPEED_M_S: f32 = 0.1;
 /// Below this body speed (m/s) a foot landed with its heel hanging off a step up is set
 /// down fully on the tread.
 const SETTLE_HEEL_MAX_SPEED_M_S: f32 = 0.5;
+
+/// A foot strikes heel first when the animation has its heel this much lower than its
+/// ball (m, model space): toes well up, as a walk's heel strike has them. A run landing
+/// nearly flat stays on its ball.
+const HEEL_STRIKE_M: f32 = 0.03;
+/// Above this body speed (m/s, between a walk and a run) a foot is pinned on its ball.
+const HEEL_STRIKE_MAX_SPEED_M_S: f32 = 2.5;
+/// The ball this much lower than the heel has taken over (m): heel-off.
+const HEEL_OFF_M: f32 = 0.01;
+
+/// Which sole point a planted foot turns about, and so which one the lock pins. A foot
+/// that strikes heel first comes down flat about its heel; pinning the ball then (held in
+/// the air where it was at contact) swings the heel along the ground as the sole comes
+/// down, a skid of several cm on an upward ramp. From heel-off on it rolls over its ball.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum LockAnchor {
+    Heel,
+    #[default]
+    Ball,
+}
+
+impl LockAnchor {
+    /// The anchor for an animated foot: the heel on a heel strike, the ball from heel-off,
+    /// else `self`.
+    fn next(self, heel_y: f32, ball_y: f32) -> LockAnchor {
+        if heel_y < ball_y - HEEL_STRIKE_M {
+            LockAnchor::Heel
+        } else if ball_y < heel_y - HEEL_OFF_M {
+            LockAnchor::Ball
+        } else {
+            self
+        }
+    }
+}
 
 /// Where the animation has each ball, as the lock sees it (world xz).
 pub(super) fn animated_balls_xz(feet: &[FootState; 2], tick: &Tick) -> [Vec2; 2] {
@@ -35,7 +69,11 @@ pub(super) fn may_settle(
 ) -> [bool; 2] {
     let still =
         Vec2::new(input.velocity_world.x, input.velocity_world.z).length() < SETTLE_MAX_SPEED_M_S;
-    let settle_gap = [0, 1].map(|i| feet[i].lock.settle_gap_m(ball_xz[i]));
+    let settle_gap = [0, 1].map(|i| {
+        feet[i]
+            .lock
+            .settle_gap_m(ball_xz[i] - feet[i].lock_anchor_to_ball_xz)
+    });
     let any_stepping = feet.iter().any(|f| f.lock.stepping().is_some());
     [0, 1].map(|i| still && !any_stepping && settle_gap[i] >= settle_gap[1 - i])
 }
@@ -58,23 +96,65 @@ pub(super) struct Held {
     pub(super) plane: SupportPlane,
 }
 
-/// The lock brought up to date for one foot on `plane` with IK weight `alpha`, a foot
-/// landed across a step edge set down on one tread.
+/// The lock brought up to date for one foot on `plane` with IK weight `alpha` (its
+/// alignment to the plane `align`), a foot landed across a step edge set down on one
+/// tread.
 pub(super) fn hold_ball(
     state: &mut FootState,
     foot: &FootTick,
     mut plane: SupportPlane,
-    alpha: f32,
+    (align, alpha): (Quat, f32),
     input: &FootIkInput,
     tick: &Tick,
     config: &FootIkConfig,
 ) -> Held {
     let (anim, result, raw_contact) = (foot.anim, foot.result, foot.raw_contact);
     let (yaw, dt_s) = (tick.yaw_rad, tick.dt_s);
-    // IK-9: the planted foot holds its world xz. The ball is what stays put through
-    // a stance (the foot rolls over it at heel-off), so the ball is the anchor: the
-    // lock pins it, and the ankle sits behind it by the aligned foot's offset.
+    // IK-9: the planted foot holds its world xz. The lock pins the sole point the foot
+    // turns about (the heel from a heel strike until it lifts, else the ball: see
+    // `LockAnchor`), and the ball sits ahead of it by the aligned foot's offset.
     let ball_xz = foot.ball_xz;
+    let anchor_to_ball_xz = |anchor: LockAnchor| match anchor {
+        LockAnchor::Ball => Vec2::ZERO,
+        LockAnchor::Heel => {
+            let offset = tick.facing * (align * (anim.ball_model - anim.heel_model));
+            let offset = Vec2::new(offset.x, offset.z);
+            if offset.is_finite() {
+                offset
+            } else {
+                Vec2::ZERO
+            }
+        }
+    };
+    let body_speed_m_s = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
+    // Which point the animation has lower over its ground (model space, before the foot
+    // is turned to the plane under it, which tips a flat foot with the slope).
+    let (heel_y, ball_y) = (anim.heel_model.y, anim.ball_model.y);
+    let anchor = match state.lock_anchor.next(heel_y, ball_y) {
+        // A planted foot does not rock back onto its heel: once on the ball it stays.
+        LockAnchor::Heel if state.lock.is_locked() && state.lock_anchor == LockAnchor::Ball => {
+            LockAnchor::Ball
+        }
+        // Onto a tread the foot is pitched forefoot first whatever the animation does: it
+        // comes down on its ball.
+        LockAnchor::Heel if state.stair_pitch_w > 0.0 => LockAnchor::Ball,
+        // Gliding or stepping back after a release the lock holds a world point for the
+        // ball (a step's landing): the anchor stays the ball until it has landed.
+        LockAnchor::Heel if state.lock.release_progress().is_some() => LockAnchor::Ball,
+        // A run's foot comes down flat or nearly, fast: its heel strike (if the clip has
+        // one) lasts a tick or two, and pinning the heel then slides the ball.
+        LockAnchor::Heel if body_speed_m_s > HEEL_STRIKE_MAX_SPEED_M_S => LockAnchor::Ball,
+        next => next,
+    };
+    if anchor != state.lock_anchor {
+        // The held foot stays where it is: only the point that stands for it moves.
+        state
+            .lock
+            .rebase(anchor_to_ball_xz(state.lock_anchor) - anchor_to_ball_xz(anchor));
+        state.lock_anchor = anchor;
+    }
+    let to_ball = anchor_to_ball_xz(anchor);
+    state.lock_anchor_to_ball_xz = to_ball;
     // Where the animated foot points (world yaw, rad): the facing plus the foot's
     // own heading in the animation, which a blend can turn during a stance (a run
     // easing between square and hip-turned clips).
@@ -97,19 +177,20 @@ pub(super) fn hold_ball(
         let was_locked = state.lock.is_locked();
         // Locks on the curve's own contact (not the eased one), so the foot is
         // pinned on the tick it lands.
-        let pinned = state.lock.update_with(
-            &config.lock,
-            &LockInput {
-                animated_xz: ball_xz,
-                animated_speed_m_s: ball_speed_m_s,
-                animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
-                contact: raw_contact.max(state.contact),
-                grounded: input.grounded && alpha > 0.5,
-                facing_yaw_rad: foot_yaw,
-                may_settle: foot.may_settle,
-                dt_s,
-            },
-        );
+        let pinned = to_ball
+            + state.lock.update_with(
+                &config.lock,
+                &LockInput {
+                    animated_xz: ball_xz - to_ball,
+                    animated_speed_m_s: ball_speed_m_s,
+                    animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
+                    contact: raw_contact.max(state.contact),
+                    grounded: input.grounded && alpha > 0.5,
+                    facing_yaw_rad: foot_yaw,
+                    may_settle: foot.may_settle,
+                    dt_s,
+                },
+            );
         // Landed across a step edge anyway (the prediction was off, or it spawned
         // there): set the foot down fully on one tread, the nearer way. A toe
         // hanging over a nosing (heel on the higher tread) is judged on probes

@@ -43,7 +43,7 @@ mod support;
 mod tests;
 
 use legs::{align_to_plane, turn_foot};
-use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle};
+use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle, LockAnchor};
 use phase::{update_contact, update_swing, Swing};
 use placement::{
     ankle_floor_y, ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m,
@@ -262,6 +262,11 @@ struct FootState {
     /// Where the foot is brought in on a narrow support.
     narrow: NarrowSupport,
     lock: FootLock,
+    /// Which sole point the lock pins: the heel from a heel strike until the heel lifts,
+    /// else the ball.
+    lock_anchor: LockAnchor,
+    /// From the lock's anchor to the ball, last tick (world xz, m): 0 for the ball.
+    lock_anchor_to_ball_xz: Vec2,
     last_probe: FootProbeResult,
     /// Where the animation had the ball last tick (world xz, as the lock sees it), for
     /// its speed over the ground.
@@ -290,6 +295,13 @@ impl FootState {
     /// (tread placement) and in toward the body's line on a narrow support.
     fn placement_world(&self) -> Vec2 {
         self.placement.applied_world + self.narrow.shift_world
+    }
+
+    /// Where the lock holds the ball (world xz), when locked.
+    fn locked_ball_xz(&self) -> Option<Vec2> {
+        self.lock
+            .locked_xz()
+            .map(|anchor| anchor + self.lock_anchor_to_ball_xz)
     }
 }
 
@@ -522,7 +534,7 @@ impl FootIk {
             let alpha = self.weight * state.ground.support * input.lod_weight.clamp(0.0, 1.0);
             feet.alphas[i] = alpha;
             let align = align_to_plane(plane, tick.yaw_rad, alpha, &config);
-            let held = hold_ball(state, &foot, plane, alpha, input, tick, &config);
+            let held = hold_ball(state, &foot, plane, (align, alpha), input, tick, &config);
             let align = turn_foot(state, align, held.foot_yaw_rad, &foot, tick.dt_s, &config);
             let xz = ankle_xz(held.ball_xz, align, &anim, tick.facing);
             hold_planted_lift_m(state, &foot, held.landed_now, tick.dt_s);

@@ -46,10 +46,9 @@ impl FootIk {
             // A locked foot probes where it is held, not where the animation has it; one
             // gliding back after a release, where it still is (its ground is what it must
             // clear as it lifts).
-            let lock = &self.feet[i].lock;
-            let shift = match lock.locked_xz() {
+            let shift = match self.feet[i].locked_ball_xz() {
                 Some(locked) => Vec2::new(locked.x - ball_world.x, locked.y - ball_world.z),
-                None => lock.release_offset_xz(),
+                None => self.feet[i].lock.release_offset_xz(),
             };
             heel_world += Vec3::new(shift.x, 0.0, shift.y);
             ball_world += Vec3::new(shift.x, 0.0, shift.y);

@@ -815,3 +815,50 @@ fn at_take_off_the_feet_rise_with_the_body_and_ease_back_onto_the_animation() {
         );
     }
 }
+
+#[test]
+fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
+    // Up a 20° ramp the right foot strikes heel first, toes up 25°, and the animation
+    // brings the sole down flat over 8 ticks while the contact curve says planted. The
+    // foot turns about its heel: the heel stays where it struck (a lock pinning the ball,
+    // still up in the air at contact, swung the heel along the ground instead).
+    let tan = 20f32.to_radians().tan();
+    let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+    let world = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+    let mut r = rig(FootIkMode::Predictive);
+    let planted = input(Vec3::ZERO, 1.0);
+    let heel_world = |r: &mut Rig, toes_up_rad: f32| {
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
+            .unwrap();
+        let foot = r.ik.rig().legs[1].chain.foot;
+        // A turn about -X lifts the toes (the mannequin's rest rotations are identity).
+        r.pose.local_mut()[foot].rotation *= Quat::from_rotation_x(-toes_up_rad);
+        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+        let animated = r.ik.rig().animated_feet(&r.model);
+        let requests = r.ik.plan_probes(&planted, &animated);
+        let config = r.ik.config.probe;
+        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
+        r.ik.solve(
+            &planted,
+            &animated,
+            &results,
+            &r.mannequin.skeleton,
+            &mut r.pose,
+            &mut r.model,
+        )
+        .unwrap();
+        sole_points(r, 1).0
+    };
+    let struck = 25f32.to_radians();
+    // Settled on the ramp with the toes up: the heel has struck.
+    for _ in 0..10 {
+        heel_world(&mut r, struck);
+    }
+    let start = heel_world(&mut r, struck);
+    for k in 1..=8 {
+        let heel = heel_world(&mut r, struck * (1.0 - k as f32 / 8.0));
+        let slid_m = Vec2::new(heel.x - start.x, heel.z - start.z).length();
+        assert!(slid_m < 0.005, "tick {k}: the heel slid {slid_m} m");
+    }
+}
