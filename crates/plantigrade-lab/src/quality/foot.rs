@@ -459,52 +459,81 @@ pub struct StanceDrift {
     /// First tick of the stance and how many ticks it lasted.
     pub start: usize,
     pub ticks: usize,
-    /// The largest horizontal distance of the ball point from where it was on the
-    /// stance's first tick (m).
+    /// How far the foot slid where it touches the ground (m): the largest horizontal
+    /// distance of a sole point (heel or ball) from where it first came within
+    /// [`GROUND_SKID_HEIGHT_M`] of the ground in the stance, over the ticks it stayed
+    /// that close. A stance with neither point that close is judged on its ball.
     pub drift_m: f64,
 }
 
+/// One sole point through a stance: where it first touched, and its largest travel since
+/// while touching.
+#[derive(Clone, Copy, Default)]
+struct Planted {
+    first_xz: Option<Vec3>,
+    drift_m: f64,
+}
+
+impl Planted {
+    fn push(&mut self, point: Vec3) {
+        match self.first_xz {
+            None if point.is_finite() => self.first_xz = Some(point),
+            Some(first) => {
+                let d = f64::from(horizontal_m(point - first));
+                if d.is_finite() {
+                    self.drift_m = self.drift_m.max(d);
+                }
+            }
+            None => {}
+        }
+    }
+}
+
 /// Every stance of at least [`MIN_STANCE_TICKS`] ticks of both feet (see [`in_stance`]),
-/// in order per foot, with its planted drift.
+/// in order per foot, with its planted drift. A stance counts from the contact curve's
+/// rise, while a heel-strike foot's ball is still coming down about its heel: that arc
+/// is not drift, the heel sliding along the ground would be.
 pub fn stance_drifts(samples: &[TickSample], hz: f32) -> Vec<StanceDrift> {
     let mut out = Vec::new();
     for foot in 0..2 {
-        // (ball point on the stance's first tick, the stance so far)
-        let mut stance: Option<(Vec3, StanceDrift)> = None;
+        // The stance so far: its heel and ball while each is down, its ball throughout.
+        let mut stance: Option<(StanceDrift, [Planted; 2], Planted)> = None;
         for i in 0..=samples.len() {
             let planted = i < samples.len() && in_stance(samples, foot, i, hz);
-            let ball = if planted {
-                samples[i].feet[foot].ball_world
-            } else {
-                Vec3::NAN
-            };
-            match (&mut stance, planted) {
-                (Some((start, s)), true) => {
-                    let d = f64::from(horizontal_m(ball - *start));
-                    if d.is_finite() {
-                        s.drift_m = s.drift_m.max(d);
-                    }
-                    s.ticks += 1;
-                }
-                (None, true) if ball.is_finite() => {
-                    stance = Some((
-                        ball,
-                        StanceDrift {
-                            foot,
-                            start: i,
-                            ticks: 1,
-                            drift_m: 0.0,
-                        },
-                    ))
-                }
-                (slot, false) => {
-                    if let Some((_, s)) = slot.take() {
-                        if s.ticks >= MIN_STANCE_TICKS {
-                            out.push(s);
-                        }
+            if !planted {
+                if let Some((mut s, points, ball)) = stance.take() {
+                    if s.ticks >= MIN_STANCE_TICKS {
+                        s.drift_m = if points.iter().any(|p| p.first_xz.is_some()) {
+                            points[0].drift_m.max(points[1].drift_m)
+                        } else {
+                            ball.drift_m
+                        };
+                        out.push(s);
                     }
                 }
-                _ => {}
+                continue;
+            }
+            let f = &samples[i].feet[foot];
+            let (s, points, ball) = stance.get_or_insert_with(|| {
+                (
+                    StanceDrift {
+                        foot,
+                        start: i,
+                        ticks: 0,
+                        drift_m: 0.0,
+                    },
+                    [Planted::default(); 2],
+                    Planted::default(),
+                )
+            });
+            s.ticks += 1;
+            ball.push(f.ball_world);
+            for (k, which) in [SolePoint::Heel, SolePoint::Ball].into_iter().enumerate() {
+                let down =
+                    height_above_ground_m(f, which).is_some_and(|h| h <= GROUND_SKID_HEIGHT_M);
+                if down {
+                    points[k].push(sole_point(f, which).0);
+                }
             }
         }
     }
