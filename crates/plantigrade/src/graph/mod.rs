@@ -13,6 +13,9 @@
 //! - [`instance`]: one character's [`GraphInstance`]: state machines with crossfades
 //!   (GRAPH-3), overlay layers (GRAPH-4), root motion (GRAPH-5, [`root_motion`]), events
 //!   (GRAPH-7, [`events`]) and pause (GRAPH-8).
+//! - [`roles`]: a [`roles::ClipRoles`] map (which clip is the idle, the walk forward, the
+//!   jump start …, from RON) and [`roles::generate_graph`], which builds a graph like the
+//!   default one from it, placing each gait at its measured speed.
 
 pub mod asset;
 pub mod blend_space;
@@ -21,6 +24,7 @@ pub mod events;
 pub mod expr;
 pub mod instance;
 pub mod params;
+pub mod roles;
 pub mod root_motion;
 
 pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
