@@ -251,3 +251,78 @@ fn print_graph(asset: &GraphAsset) {
         asset.curve_names().join(", ")
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use plantigrade::ik::FootIkMode;
+    use plantigrade_course::Course;
+    use plantigrade_rapier::RapierWorld;
+
+    use super::*;
+    use crate::scenarios::{run_scenario, Setup, TiltMode, SCENARIOS};
+
+    /// Graphs generated from the example role maps drive each shared rig (skipped when
+    /// ../shared/assets is absent) through a run on the flat and a running jump over the
+    /// gap, predictive foot IK on: no NaN, and it gets there.
+    #[test]
+    fn generated_graphs_run_and_jump_the_shared_rigs() {
+        let rigs: [(&str, &[&str]); 3] = [
+            ("ual.roles.ron", &["Mesh2Motion_HumanBase_UAL1.glb"]),
+            (
+                "kaykit.roles.ron",
+                &[
+                    "KayKit_RigMedium_MovementBasic.glb",
+                    "KayKit_RigMedium_MovementAdvanced.glb",
+                    "KayKit_RigMedium_General.glb",
+                ],
+            ),
+            (
+                "quaternius.roles.ron",
+                &["Quaternius_Platformer_Character.glb"],
+            ),
+        ];
+        let course = Course::default_course();
+        let world = RapierWorld::from_course(&course).unwrap();
+        for (roles_file, files) in rigs {
+            let Some(paths) = files
+                .iter()
+                .map(|f| plantigrade_test_assets::require(f))
+                .collect::<Option<Vec<_>>>()
+            else {
+                continue;
+            };
+            let asset = load_clips(&paths).unwrap();
+            let roles_path = Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../examples/characters")
+                .join(roles_file);
+            let roles = ClipRoles::from_ron(&std::fs::read_to_string(roles_path).unwrap())
+                .unwrap_or_else(|e| panic!("{roles_file}: {e}"));
+            let bones = HumanoidMap::detect(&asset.skeleton);
+            let generated = generate_graph(&roles, &asset.skeleton, &bones, &asset.clips).unwrap();
+            let graph = Arc::new(
+                GraphAsset::from_ron(&generated.to_ron(), &asset.skeleton, asset.clips).unwrap(),
+            );
+            for name in ["flat_run", "gap_jump_run"] {
+                let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
+                let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
+                let (result, trace) =
+                    run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+                assert_eq!(result.metrics.nan_count, 0, "{roles_file} {name}");
+                assert_eq!(result.metrics.foot.nan_count, 0, "{roles_file} {name}");
+                let (first, last) = (trace.feet_world[0], *trace.feet_world.last().unwrap());
+                assert!(
+                    first.distance(last) > 5.0,
+                    "{roles_file} {name}: moved {:.2} m",
+                    first.distance(last)
+                );
+                if name == "gap_jump_run" {
+                    assert!(
+                        trace.state.iter().any(|s| s.contains("Jump")),
+                        "{roles_file}: never in Jump: {:?}",
+                        trace.state.last()
+                    );
+                }
+            }
+        }
+    }
+}
