@@ -411,3 +411,30 @@ fn a_generated_graph_runs_a_character_without_nan() {
     }
     assert!(c.feet_world().z > 6.0, "it ran: {}", c.feet_world());
 }
+
+#[test]
+fn a_gait_that_cannot_be_measured_falls_back_to_its_typical_speed_and_says_why() {
+    let m = Mannequin::new();
+    // A "walk" that stands still, and a sprint that is the only other gait.
+    let roles = ClipRoles::from_ron(
+        "(idle: \"Idle\", walk_forward: \"Crouch_Idle\", sprint_forward: \"Sprint\")",
+    )
+    .unwrap();
+    let generated = generate_graph(&roles, &m.skeleton, &m.bones, &m.clips).unwrap();
+    let walk = generated
+        .speeds
+        .iter()
+        .find(|s| s.role == Role::WalkForward)
+        .unwrap();
+    assert_eq!(walk.speed_m_s, typical_speed_m_s(Role::WalkForward));
+    let why = walk.fallback.as_deref().unwrap();
+    assert!(why.contains("steps on the spot"), "{why}");
+    assert!(generated.to_ron().contains("typical speed, not measured"));
+    GraphAsset::from_ron(&generated.to_ron(), &m.skeleton, m.clips.clone()).unwrap();
+
+    // Idle and a sprint alone: every sample on one line, still a graph.
+    let roles = ClipRoles::from_ron("(idle: \"Idle\", sprint_forward: \"Sprint\")").unwrap();
+    let generated = generate_graph(&roles, &m.skeleton, &m.bones, &m.clips).unwrap();
+    assert_eq!(locomotion_samples(&generated.def).len(), 2);
+    GraphAsset::from_def(&generated.def, &m.skeleton, m.clips.clone()).unwrap();
+}
