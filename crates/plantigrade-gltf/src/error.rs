@@ -184,6 +184,13 @@ pub enum GltfError {
     /// Export: serialising the glTF JSON failed.
     #[error("writing the glTF JSON failed: {0}")]
     Serialize(String),
+
+    /// Clips from another file ([`crate::ImportedAsset::add_clips_from_path`]) whose
+    /// skeleton is not the asset's: fewer than half of its joint names in common, or a
+    /// shared joint under another parent (the mismatch is the
+    /// [`source`](std::error::Error::source)).
+    #[error("the file's skeleton does not match the asset's")]
+    SkeletonMismatch(#[source] crate::SkeletonMismatch),
 }
 
 /// An error and every error below it (its `source()` chain), joined with ": ", as anyhow's
@@ -315,6 +322,11 @@ mod tests {
                 name: s("hips"),
             },
             GltfError::Serialize(s("key must be a string")),
+            GltfError::SkeletonMismatch(crate::SkeletonMismatch::DifferentParent {
+                joint: s("hand.l"),
+                asset_parent: Some(s("lowerarm.l")),
+                file_parent: None,
+            }),
         ]
     }
 
@@ -348,6 +360,7 @@ mod tests {
             GltfError::ClipSkeletonMismatch { .. } => 23,
             GltfError::NonInvertibleRest { .. } => 24,
             GltfError::Serialize(_) => 25,
+            GltfError::SkeletonMismatch(_) => 26,
         }
     }
 
@@ -359,7 +372,7 @@ mod tests {
         kinds.dedup();
         assert_eq!(
             kinds,
-            (0..=25).collect::<Vec<_>>(),
+            (0..=26).collect::<Vec<_>>(),
             "one error of each kind"
         );
         for error in &errors {
@@ -369,6 +382,11 @@ mod tests {
         let chain: Vec<String> = errors.iter().map(|e| error_chain(e)).collect();
         assert_eq!(chain[0], "cannot access 'rigs/hero.glb': No such file");
         assert!(chain[17].ends_with(": joint 2 ('spine') has a non-finite rest transform"));
+        assert_eq!(
+            chain[26],
+            "the file's skeleton does not match the asset's: joint 'hand.l' hangs under \
+             'lowerarm.l' in the asset but under no parent (a root) in the file"
+        );
         assert_eq!(
             chain[18],
             "animation 'Walk' channel 0: accessor 6 does not make a valid track: \

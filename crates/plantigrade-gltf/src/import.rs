@@ -21,7 +21,7 @@ use crate::skin::{self, SkinVertices};
 
 /// Most `clips × joints` entries an import builds (each clip holds a track slot per joint):
 /// 4 M, far above real assets, far below what would exhaust memory.
-const MAX_CLIP_JOINT_SLOTS: usize = 1 << 22;
+pub(crate) const MAX_CLIP_JOINT_SLOTS: usize = 1 << 22;
 
 /// How [`load_path_with`] and [`load_slice_with`] treat what they cannot import.
 /// `ImportOptions::default()` is what [`load_path`] and [`load_slice`] use.

@@ -58,6 +58,13 @@
 //!   legs found). Turn it off with [`ImportOptions::foot_contacts`] (`false`), for
 //!   instance to derive with your own bone map
 //!   ([`plantigrade::foot_contacts::add_derived_foot_contacts`]).
+//! - **Clips from several files.** Packs that ship one rig's clips in several files (KayKit:
+//!   `MovementBasic`, `MovementAdvanced`, `General`) load the first file and add the others
+//!   with [`ImportedAsset::add_clips_from_path`]: keys go to the joint of the same name,
+//!   channels of joints the first skeleton lacks are skipped, a clip name already present
+//!   keeps the first clip, all listed in [`AddedClips`]; a file of another rig is refused
+//!   with [`GltfError::SkeletonMismatch`]. Foot contacts are derived for the added clips as
+//!   at import.
 //! - **One bad clip does not block the others.** An animation that cannot be imported (keys
 //!   out of order, an accessor of the wrong kind, bad metadata …) is left out and listed
 //!   with its error in [`ImportedAsset::skipped_clips`]. With
@@ -108,6 +115,7 @@ mod container;
 mod error;
 mod export;
 mod import;
+mod merge;
 mod metadata;
 mod skin;
 
@@ -117,4 +125,5 @@ pub use import::{
     load_path, load_path_with, load_slice, load_slice_with, ImportOptions, ImportedAsset,
     SkipReason, SkippedChannel, SkippedClip, SkippedMesh, FOOT_VERTEX_MIN_WEIGHT,
 };
+pub use merge::{AddedClips, SkeletonMismatch, UnmatchedJoint};
 pub use skin::SkinVertices;

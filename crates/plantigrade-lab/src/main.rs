@@ -232,13 +232,27 @@ enum Command {
         #[command(flatten)]
         character: CharacterArgs,
     },
-    /// Validate a graph file and print its parameters, states, transitions and layers.
+    /// Validate a graph file and print its parameters, states, transitions and layers; or,
+    /// with `--generate --roles ROLES.ron`, generate one from a clip-role map.
     Graph {
         /// A RON graph; the built-in default_als.ron when omitted.
+        #[arg(conflicts_with = "generate")]
         file: Option<PathBuf>,
         /// Check the graph against this glTF's skeleton and clips instead of the mannequin's.
+        /// Repeat it for a rig whose clips come in several files (the first file's
+        /// skeleton; the others' clips added to it, joints matched by name).
         #[arg(long, value_name = "FILE.glb")]
-        clips: Option<PathBuf>,
+        clips: Vec<PathBuf>,
+        /// Generate the graph from `--roles` over the `--clips` files (gait speeds measured
+        /// from the clips), print what is missing, and check it.
+        #[arg(long, requires_all = ["roles", "clips"])]
+        generate: bool,
+        /// The clip-role map (RON `ClipRoles(...)`) for `--generate`.
+        #[arg(long, value_name = "ROLES.ron", requires = "generate")]
+        roles: Option<PathBuf>,
+        /// Write the generated graph here instead of printing it.
+        #[arg(long, value_name = "OUT.ron", requires = "generate")]
+        write: Option<PathBuf>,
     },
     /// The built-in mannequin.
     Mannequin {
@@ -637,7 +651,14 @@ fn main() -> ExitCode {
             to,
             character,
         } => run_film(&scenarios, every, (from, to), &character, &cli),
-        Command::Graph { file, clips } => graph_cmd::run(file.as_deref(), clips.as_deref()),
+        Command::Graph {
+            clips,
+            generate: true,
+            roles: Some(roles),
+            write,
+            ..
+        } => graph_cmd::generate(&clips, &roles, write.as_deref()),
+        Command::Graph { file, clips, .. } => graph_cmd::run(file.as_deref(), &clips),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect {
             file,

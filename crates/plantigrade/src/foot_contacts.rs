@@ -436,7 +436,7 @@ pub fn derive_foot_contacts(
 }
 
 /// Samples at `time_s` in `0..=duration` without wrapping the end back to the start.
-fn sample_unwrapped(
+pub(crate) fn sample_unwrapped(
     clip: &Clip,
     time_s: f32,
     skeleton: &Skeleton,

@@ -79,7 +79,7 @@ pub struct Sample1D {
     /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
     /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
     /// one to the right on the right.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_phase: Option<f32>,
 }
 
@@ -94,7 +94,7 @@ pub struct Sample2D {
     /// smoothing; on a 2D space with y raised to the slowest moving sample's): overrides
     /// the blend's `start_phase`, so a sidestep to the left can start on the left foot and
     /// one to the right on the right.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_phase: Option<f32>,
 }
 
@@ -168,24 +168,24 @@ pub struct TransitionDef {
     /// Crossfade length (seconds).
     #[serde(default = "default_crossfade_s")]
     pub duration_s: f32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BlendCurve::is_linear")]
     pub curve: BlendCurve,
     /// Fire when the source state's clip has `duration_s` or less left to play.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub at_end: bool,
     /// Fire when the source state's clip crosses this marker (a clip event name).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_marker: Option<String>,
     /// A synced blend entered by this transition starts its gait at this normalized phase
     /// (0..1), e.g. a landing that puts the leading foot down at its contact start.
     /// Without it the blend starts at phase 0 or at its `start_phase` leaving rest.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_phase: Option<f32>,
     /// A synced blend entered by this transition takes over the phase of the synced blend
     /// it leaves (ALS's sync across states): gaits whose feet are in step (left contact
     /// at 0, right at ½) cross-fade without one foot swinging in one and planted in the
     /// other. Without a synced source it falls back to `start_phase`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub inherit_phase: bool,
 }
 
@@ -203,6 +203,11 @@ pub enum BlendCurve {
 }
 
 impl BlendCurve {
+    /// The default curve (left out when a definition is written as RON).
+    pub fn is_linear(&self) -> bool {
+        *self == BlendCurve::Linear
+    }
+
     /// Weight of the target at normalized time `t` (clamped to 0..=1).
     pub fn weight(self, t: f32) -> f32 {
         let t = if t.is_nan() { 1.0 } else { t.clamp(0.0, 1.0) };

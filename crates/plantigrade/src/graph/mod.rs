@@ -15,6 +15,9 @@
 //!   (GRAPH-7, [`events`]) and pause (GRAPH-8).
 //! - [`root_source`]: which joint carries a rig's root motion (a root above the pelvis, or
 //!   the pelvis itself), in-place clips, and root-motion settings that do not fit a rig.
+//! - [`roles`]: a [`roles::ClipRoles`] map (which clip is the idle, the walk forward, the
+//!   jump start …, from RON) and [`roles::generate_graph`], which builds a graph like the
+//!   default one from it, placing each gait at its measured speed.
 
 pub mod asset;
 pub mod blend_space;
@@ -23,6 +26,7 @@ pub mod events;
 pub mod expr;
 pub mod instance;
 pub mod params;
+pub mod roles;
 pub mod root_motion;
 pub mod root_source;
 
