@@ -299,14 +299,14 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{roles_file}: {e}"));
             let bones = HumanoidMap::detect(&asset.skeleton);
             let generated = generate_graph(&roles, &asset.skeleton, &bones, &asset.clips).unwrap();
-            let graph = Arc::new(
+            let actor = crate::scenarios::Actor::with_graph(Arc::new(
                 GraphAsset::from_ron(&generated.to_ron(), &asset.skeleton, asset.clips).unwrap(),
-            );
+            ));
             for name in ["flat_run", "gap_jump_run"] {
                 let scenario = SCENARIOS.iter().find(|s| s.name == name).unwrap();
                 let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
                 let (result, trace) =
-                    run_scenario(scenario, &course, &world, &graph, 60.0, setup).unwrap();
+                    run_scenario(scenario, &course, &world, &actor, 60.0, setup).unwrap();
                 assert_eq!(result.metrics.nan_count, 0, "{roles_file} {name}");
                 assert_eq!(result.metrics.foot.nan_count, 0, "{roles_file} {name}");
                 let (first, last) = (trace.feet_world[0], *trace.feet_world.last().unwrap());
