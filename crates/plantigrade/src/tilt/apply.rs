@@ -187,8 +187,16 @@ pub fn apply_posture(
     } else {
         0.0
     };
-    let new_pelvis_translation = pose.local()[pelvis_joint].translation
-        + pelvis_parent.inverse() * (glam::Vec3::NEG_Y * drop_m);
+    // The parent's whole transform, not only its rotation: an armature scale baked into
+    // the joints (Quaternius: 100) makes a parent-local unit that many metres.
+    let drop_model = glam::Vec3::NEG_Y * drop_m;
+    let drop_in_parent = match skeleton.parent(pelvis_joint) {
+        Some(parent) => model.joints_model()[parent]
+            .inverse()
+            .transform_vector3(drop_model),
+        None => drop_model,
+    };
+    let new_pelvis_translation = pose.local()[pelvis_joint].translation + drop_in_parent;
     if !(new_pelvis.is_finite() && new_pelvis_translation.is_finite()) {
         return Err(TiltError::NonFinite {
             joint: pelvis_joint,
