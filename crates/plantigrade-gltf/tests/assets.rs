@@ -306,6 +306,24 @@ fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_end_its_legs() {
         explicit.leg(Side::Left).unwrap(),
         map.leg(Side::Left).unwrap()
     );
+    // With no mesh at hand (as `Character::new` has it), sockets from leg proportions, in
+    // metres through the foot's scale of 100: heel to ball 0.72 × 0.31 × 0.533 m = 11.9 cm,
+    // on the ground, about the ankle.
+    for side in Side::BOTH {
+        assert_eq!(
+            map.feet_source[side.index()],
+            Some(SocketSource::Proportions)
+        );
+        let leg = map.leg(side).unwrap();
+        let (heel, ball) = sockets_model(s, leg.foot, &map.feet[side.index()].unwrap());
+        assert!(
+            ((ball - heel).length() - 0.119).abs() < 0.002,
+            "{side:?}: heel {heel} ball {ball}"
+        );
+        assert!(heel.y.abs() < 1e-3 && ball.y.abs() < 1e-3, "{heel} {ball}");
+        let ankle = s.rest_position_model(leg.foot);
+        assert!(heel.z < ankle.z && ball.z > ankle.z);
+    }
 }
 
 #[test]
@@ -343,6 +361,10 @@ fn quaternius_feet_get_sockets_from_the_skin() {
     }
     // Mirror images of each other.
     assert!((heels[0] - heels[1] * Vec3::new(-1.0, 1.0, 1.0)).length() < 0.005);
+    // Its IK-target feet end its legs, so the map takes them.
+    let mut map = HumanoidMap::detect(s);
+    assert_eq!(asset.sockets_from_skin(&mut map), 2);
+    assert_eq!(map.feet_source, [Some(SocketSource::Mesh); 2]);
 }
 
 #[test]
