@@ -275,12 +275,34 @@ fn quaternius_figures_against_the_mannequin() {
     };
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
+    let asset = plantigrade_gltf::load_path(&path).unwrap();
+    // The default root motion reads joint 0: what it is, and how far it moves in each clip.
+    let mut pose = plantigrade::Pose::rest(&asset.skeleton);
+    let mut model = plantigrade::pose::ModelPose::new(asset.skeleton.num_joints());
+    for clip in &asset.clips {
+        let (mut lo, mut hi) = (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN));
+        for k in 0..=30 {
+            clip.sample(
+                clip.duration_s() * k as f32 / 30.0,
+                asset.skeleton.rest_local(),
+                &mut pose,
+            )
+            .unwrap();
+            plantigrade::pose::local_to_model(&asset.skeleton, &pose, &mut model).unwrap();
+            let p = model.position_model(0);
+            (lo, hi) = (lo.min(p), hi.max(p));
+        }
+        eprintln!(
+            "joint 0 '{}' in {:<32} moves {:.4} m (x, y, z span {:.4})",
+            asset.skeleton.name(0),
+            clip.name(),
+            (hi - lo).length(),
+            hi - lo
+        );
+    }
     let rigs = [
         ("mannequin", graph()),
-        (
-            "quaternius",
-            quaternius_graph(plantigrade_gltf::load_path(&path).unwrap()),
-        ),
+        ("quaternius", quaternius_graph(asset)),
     ];
     for name in ["stairs_up_20cm_walk", "ramp_20_up_walk", "flat_walk"] {
         for (rig, graph) in &rigs {
@@ -297,7 +319,7 @@ fn quaternius_figures_against_the_mannequin() {
                 .map(|s| s.pelvis_world.y - s.root_world.y)
                 .fold(f32::NAN, f32::max);
             eprintln!(
-                "{name:<20} {rig:<10} pen mean {:5.1} mm max {:5.1}, float p95 {:5.1} mm, stance skate {:.3}, drift mean {:5.1} mm, knee flips {}, NaN {}, planted soles {lowest:.1}..{highest:.1} mm over {}, highest pelvis above root {lift_m:.3} m, checks failed: {:?}",
+                "{name:<20} {rig:<10} pen mean {:5.1} mm max {:5.1}, float p95 {:5.1} mm, stance skate {:.3}, drift mean {:5.1} mm, knee flips {}, NaN {}, planted soles {lowest:.1}..{highest:.1} mm over {}, highest pelvis above root {lift_m:.3} m, airborne {:.2} s, checks failed: {:?}",
                 f.penetration_mean_mm,
                 f.penetration_max_mm,
                 f.float_p95_mm,
@@ -306,6 +328,7 @@ fn quaternius_figures_against_the_mannequin() {
                 f.knee_flips,
                 f.nan_count,
                 heights_mm.len(),
+                result.metrics.airborne_s,
                 result
                     .checks
                     .iter()
