@@ -599,7 +599,12 @@ mod tests {
     fn a_written_bone_map_reads_back_as_the_same_map() {
         let s = detached_feet();
         let map = HumanoidMap::detect(&s);
-        assert!(map.leg(Side::Left).unwrap().foot_is_ik_target);
+        let left = map.leg(Side::Left).unwrap();
+        assert!(left.foot_is_ik_target);
+        assert_eq!(
+            ik_target_foot(&s, &left, Side::Left),
+            "foot_l 'Foot.L' is an IK target (parent Root), solved as the end of thigh 'UpperLeg.L' → calf 'LowerLeg.L'"
+        );
         let text = assert_round_trip(&s, &map);
         // Every role is listed; the IK-target feet say what they are.
         for role in [
