@@ -2,9 +2,7 @@
 //! map and an upright rest pose (which catches a missed armature transform).
 
 use glam::Vec3;
-use plantigrade::bone_map::{
-    BoneMapError, BoneNames, BonePreset, FootSockets, HumanoidMap, Side, SocketSource,
-};
+use plantigrade::bone_map::{BoneNames, BonePreset, FootSockets, HumanoidMap, Side, SocketSource};
 use plantigrade::pose::{local_to_model, ModelPose, Pose};
 use plantigrade::Skeleton;
 use plantigrade_gltf::{load_path, load_path_with, ImportOptions, ImportedAsset, SkipReason};
@@ -271,7 +269,7 @@ fn sockets_model(skeleton: &Skeleton, foot: usize, sockets: &FootSockets) -> (Ve
 }
 
 #[test]
-fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_are_explained() {
+fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_end_its_legs() {
     let Some(asset) = load(QUATERNIUS) else {
         return;
     };
@@ -280,41 +278,52 @@ fn quaternius_is_labelled_quaternius_and_its_ik_target_feet_are_explained() {
     // It was labelled KayKit: the same words in lower case, matched case-insensitively.
     assert_eq!(map.preset, BonePreset::Quaternius);
     for (side, x) in [(Side::Left, "L"), (Side::Right, "R")] {
-        assert_eq!(
-            map.legs[side.index()].thigh,
-            s.find(&format!("UpperLeg.{x}"))
-        );
-        assert_eq!(
-            map.legs[side.index()].calf,
-            s.find(&format!("LowerLeg.{x}"))
-        );
-        match map.leg(side).unwrap_err() {
-            BoneMapError::BrokenChain(chain) => {
-                let plantigrade::bone_map::BrokenChain {
-                    child,
-                    parent,
-                    child_ancestry,
-                    ..
-                } = *chain;
-                assert_eq!(child, format!("Foot.{x}"));
-                assert_eq!(parent, format!("LowerLeg.{x}"));
-                assert_eq!(child_ancestry, [format!("Foot.{x}"), "Root".to_string()]);
-            }
-            other => panic!("{side:?}: {other}"),
-        }
+        // Foot.L hangs from Root, not from LowerLeg.L: an IK target, solved as the end of
+        // the shin.
+        let leg = map.leg(side).unwrap();
+        assert_eq!(Some(leg.thigh), s.find(&format!("UpperLeg.{x}")));
+        assert_eq!(Some(leg.calf), s.find(&format!("LowerLeg.{x}")));
+        assert_eq!(Some(leg.foot), s.find(&format!("Foot.{x}")));
+        assert_eq!(s.parent(leg.foot), s.find("Root"));
+        assert!(leg.foot_is_ik_target);
+        // The shin's end in the calf's frame is the foot's rest position: 0.296 m from the
+        // knee in metres, the armature's scale of 100 baked into the calf's frame.
+        let rest = s.rest_model();
+        let ankle = rest[leg.calf].transform_point3(leg.ankle_in_calf(s));
+        assert!(ankle.distance(s.rest_position_model(leg.foot)) < 1e-5);
+        let shin_m = ankle.distance(s.rest_position_model(leg.calf));
+        assert!((shin_m - 0.296).abs() < 0.002, "{shin_m}");
     }
-    // An explicit map naming those feet is refused for the same reason.
+    // An explicit map naming those feet is accepted the same way.
     let names = BoneNames {
         thigh_l: Some("UpperLeg.L".into()),
         calf_l: Some("LowerLeg.L".into()),
         foot_l: Some("Foot.L".into()),
         ..Default::default()
     };
-    let err = HumanoidMap::from_names(s, &names).unwrap_err().to_string();
-    assert!(
-        err.contains("'Foot.L'") && err.ends_with("its parent chain is Foot.L → Root"),
-        "{err}"
+    let explicit = HumanoidMap::from_names(s, &names).unwrap();
+    assert_eq!(
+        explicit.leg(Side::Left).unwrap(),
+        map.leg(Side::Left).unwrap()
     );
+    // With no mesh at hand (as `Character::new` has it), sockets from leg proportions, in
+    // metres through the foot's scale of 100: heel to ball 0.72 × 0.31 × 0.533 m = 11.9 cm,
+    // on the ground, about the ankle.
+    for side in Side::BOTH {
+        assert_eq!(
+            map.feet_source[side.index()],
+            Some(SocketSource::Proportions)
+        );
+        let leg = map.leg(side).unwrap();
+        let (heel, ball) = sockets_model(s, leg.foot, &map.feet[side.index()].unwrap());
+        assert!(
+            ((ball - heel).length() - 0.119).abs() < 0.002,
+            "{side:?}: heel {heel} ball {ball}"
+        );
+        assert!(heel.y.abs() < 1e-3 && ball.y.abs() < 1e-3, "{heel} {ball}");
+        let ankle = s.rest_position_model(leg.foot);
+        assert!(heel.z < ankle.z && ball.z > ankle.z);
+    }
 }
 
 #[test]
@@ -352,6 +361,10 @@ fn quaternius_feet_get_sockets_from_the_skin() {
     }
     // Mirror images of each other.
     assert!((heels[0] - heels[1] * Vec3::new(-1.0, 1.0, 1.0)).length() < 0.005);
+    // Its IK-target feet end its legs, so the map takes them.
+    let mut map = HumanoidMap::detect(s);
+    assert_eq!(asset.sockets_from_skin(&mut map), 2);
+    assert_eq!(map.feet_source, [Some(SocketSource::Mesh); 2]);
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use plantigrade::bone_map::{
-    BoneMapError, BoneNames, FootSockets, HumanoidMap, Side, SocketSource,
+    BoneMapError, BoneNames, FootSockets, HumanoidMap, LegChain, Side, SocketSource,
 };
 use plantigrade::foot_contacts::{
     add_derived_foot_contacts, ClipContacts, ContactSource, FootContactConfig,
@@ -314,6 +314,9 @@ fn print_bone_map(
         match map.leg(side) {
             Ok(leg) => {
                 println!("  {side:?} leg: complete");
+                if leg.foot_is_ik_target {
+                    println!("    {}", ik_target_foot(skeleton, &leg, side));
+                }
                 match map.feet[side.index()] {
                     Some(sockets) => println!(
                         "    foot sockets {}: {}",
@@ -325,31 +328,24 @@ fn print_bone_map(
             }
             Err(err) => {
                 println!("  {side:?} leg: not found: {err}; foot IK is disabled on this side");
-                // What the sockets of the foot joint found by name would be.
-                if let BoneMapError::BrokenChain(chain) = &err {
-                    let (child_role, child_joint) = (chain.child_role, &chain.child_joint);
-                    if child_role.starts_with("foot") {
-                        let points = asset
-                            .map(|a| {
-                                a.skin_vertices
-                                    .weighted_to(*child_joint, FOOT_VERTEX_MIN_WEIGHT)
-                            })
-                            .unwrap_or_default();
-                        if let Some(s) =
-                            FootSockets::from_sole_points(skeleton, *child_joint, &points)
-                        {
-                            println!(
-                                "    sockets of '{}' from the mesh ({} vertices; unused until feet outside the leg chain are supported, SPEC RIG-2): {}",
-                                skeleton.name(*child_joint),
-                                points.len(),
-                                describe_sockets(skeleton, *child_joint, &s)
-                            );
-                        }
-                    }
-                }
             }
         }
     }
+}
+
+/// What an IK-target foot is and how foot IK treats it, e.g. "foot_l 'Foot.L' is an IK
+/// target (parent Root), solved as the end of thigh 'UpperLeg.L' → calf 'LowerLeg.L'".
+fn ik_target_foot(skeleton: &Skeleton, leg: &LegChain, side: Side) -> String {
+    let parent = skeleton
+        .parent(leg.foot)
+        .map_or("none, a root joint", |p| skeleton.name(p));
+    format!(
+        "foot_{} '{}' is an IK target (parent {parent}), solved as the end of thigh '{}' → calf '{}'",
+        side.suffix(),
+        skeleton.name(leg.foot),
+        skeleton.name(leg.thigh),
+        skeleton.name(leg.calf),
+    )
 }
 
 /// The map as a ready-to-edit RON `BoneNames`: every role listed, roles not found as `None`
@@ -416,7 +412,9 @@ pub(crate) fn bone_map_ron(
         let problem = map.leg_problems[side.index()].as_ref();
         for (role, name) in legs[side.index()] {
             let why = match problem {
-                Some(BoneMapError::BrokenChain(chain)) if chain.child_role == role => {
+                Some(BoneMapError::BrokenChain(chain) | BoneMapError::FootAboveLeg(chain))
+                    if chain.child_role == role =>
+                {
                     Some(format!(
                         "'{}' was found by name, but {}",
                         chain.child,
@@ -429,7 +427,21 @@ pub(crate) fn bone_map_ron(
                 ),
                 _ => None,
             };
-            one(&mut out, role, name, why);
+            let ik_target = map
+                .leg(side)
+                .ok()
+                .filter(|leg| leg.foot_is_ik_target && role.starts_with("foot"));
+            match (ik_target, name) {
+                (Some(leg), Some(n)) => {
+                    let parent = skeleton.parent(leg.foot).map_or("", |p| skeleton.name(p));
+                    let _ = writeln!(
+                        out,
+                        "    {role}: Some({}), // an IK target (parent {parent}): foot IK solves the leg for the shin's end and puts it there",
+                        quote(n)
+                    );
+                }
+                _ => one(&mut out, role, name, why),
+            }
         }
     }
     for (role, name) in names.arm_roles() {
@@ -587,9 +599,14 @@ mod tests {
     fn a_written_bone_map_reads_back_as_the_same_map() {
         let s = detached_feet();
         let map = HumanoidMap::detect(&s);
-        assert!(map.leg(Side::Left).is_err());
+        let left = map.leg(Side::Left).unwrap();
+        assert!(left.foot_is_ik_target);
+        assert_eq!(
+            ik_target_foot(&s, &left, Side::Left),
+            "foot_l 'Foot.L' is an IK target (parent Root), solved as the end of thigh 'UpperLeg.L' → calf 'LowerLeg.L'"
+        );
         let text = assert_round_trip(&s, &map);
-        // Every role is listed; the rejected feet as None with the reason.
+        // Every role is listed; the IK-target feet say what they are.
         for role in [
             "pelvis:",
             "spine:",
@@ -602,7 +619,7 @@ mod tests {
             assert!(text.contains(role), "{role} missing:\n{text}");
         }
         assert!(text.contains(
-            "    foot_l: None, // 'Foot.L' was found by name, but foot_l 'Foot.L' (joint 6) is not below calf_l 'LowerLeg.L' (joint 3): its parent chain is Foot.L → Root\n"
+            "    foot_l: Some(\"Foot.L\"), // an IK target (parent Root): foot IK solves the leg for the shin's end and puts it there\n"
         ), "{text}");
         // A name that needs escaping in RON, given explicitly.
         let quoted = BoneNames {
@@ -661,10 +678,14 @@ mod tests {
                 ..map.to_names(&asset.skeleton)
             };
             let mut map = HumanoidMap::from_names(&asset.skeleton, &toeless).unwrap();
-            if Side::BOTH.iter().any(|&side| map.leg(side).is_err()) {
-                continue; // Quaternius: its feet are not in the leg chains
-            }
-            if asset.sockets_from_skin(&mut map) == 2 {
+            // Quaternius: its IK-target feet end its legs, and get mesh sockets too.
+            assert!(
+                Side::BOTH.iter().all(|&side| map.leg(side).is_ok()),
+                "{file}: a leg is incomplete"
+            );
+            // (Sockets the detected map took from the mesh come back explicit.)
+            let explicit = map.feet_source == [Some(SocketSource::Explicit); 2];
+            if asset.sockets_from_skin(&mut map) == 2 || explicit {
                 let text = assert_round_trip(&asset.skeleton, &map);
                 assert!(text.contains("\n    foot_sockets_l: Some(("), "{text}");
                 assert!(text.contains("\n    foot_sockets_r: Some(("), "{text}");

@@ -39,6 +39,27 @@ pub struct LegChain {
     pub calf: usize,
     pub foot: usize,
     pub ball: Option<usize>,
+    /// The foot is an IK target: it does not hang below the calf but from the armature root
+    /// or an IK-control bone (Quaternius and other Blender rigs exported with IK-target
+    /// feet), so posing the thigh and calf does not move it. Foot IK then treats the foot
+    /// joint's rest position, fixed in the calf's frame, as the shin's end (the "virtual
+    /// ankle", [`LegChain::ankle_in_calf`]) and writes the foot joint's own transform.
+    pub foot_is_ik_target: bool,
+}
+
+impl LegChain {
+    /// The ankle in the calf's local frame, from the rest pose: where the shin ends. For a
+    /// foot below the calf this is just where the foot joint rests; for an IK-target foot it
+    /// is the virtual ankle that foot IK places. Non-finite for out-of-range joints.
+    pub fn ankle_in_calf(&self, skeleton: &Skeleton) -> Vec3 {
+        if self.calf >= skeleton.num_joints() || self.foot >= skeleton.num_joints() {
+            return Vec3::NAN;
+        }
+        let rest = skeleton.rest_model();
+        rest[self.calf]
+            .inverse()
+            .transform_point3(rest[self.foot].translation.into())
+    }
 }
 
 /// Shoulder-to-hand chain of one arm.
@@ -94,6 +115,10 @@ pub enum BoneMapError {
     /// (Boxed: the names would make every error that carries this one large.)
     #[error("{0}")]
     BrokenChain(Box<BrokenChain>),
+    /// A foot that is not below its calf and cannot be an IK target either: it is the
+    /// calf or thigh, or one of their ancestors (moving it would move the leg itself).
+    #[error("{}", foot_above_leg(.0))]
+    FootAboveLeg(Box<BrokenChain>),
 }
 
 /// The joints of a [`BoneMapError::BrokenChain`].
@@ -108,6 +133,25 @@ pub struct BrokenChain {
     pub child_joint: usize,
     /// The child and its ancestors up to its root, by name.
     pub child_ancestry: Vec<String>,
+}
+
+/// The message of [`BoneMapError::FootAboveLeg`].
+fn foot_above_leg(chain: &BrokenChain) -> String {
+    let relation = if chain.child_joint == chain.parent_joint {
+        "the same joint as"
+    } else {
+        "an ancestor of"
+    };
+    format!(
+        "{} '{}' (joint {}) cannot be this leg's foot: it is {relation} {} '{}' (joint {}), so placing it would move the leg it ends; its parent chain is {}",
+        chain.child_role,
+        chain.child,
+        chain.child_joint,
+        chain.parent_role,
+        chain.parent,
+        chain.parent_joint,
+        chain.child_ancestry.join(" → ")
+    )
 }
 
 /// Where a foot's sockets came from.
@@ -153,6 +197,8 @@ pub struct PartialLeg {
     pub calf: Option<usize>,
     pub foot: Option<usize>,
     pub ball: Option<usize>,
+    /// The foot does not hang below the calf (see [`LegChain::foot_is_ik_target`]).
+    pub foot_is_ik_target: bool,
 }
 
 /// An arm as found; any joint may be missing.
@@ -372,6 +418,7 @@ impl HumanoidMap {
             }
             None => heuristic,
         };
+        map.mark_ik_target_feet(skeleton);
         map.derive_foot_sockets(skeleton);
         map
     }
@@ -418,6 +465,7 @@ impl HumanoidMap {
                 calf: joints[1],
                 foot: joints[2],
                 ball: joints[3],
+                foot_is_ik_target: false,
             };
             if let Some((_, err)) = chain_break(skeleton, &partial, side) {
                 problems.push(err);
@@ -459,12 +507,14 @@ impl HumanoidMap {
                     calf: find("calf_l", &names.calf_l)?,
                     foot: find("foot_l", &names.foot_l)?,
                     ball: find("ball_l", &names.ball_l)?,
+                    foot_is_ik_target: false,
                 },
                 PartialLeg {
                     thigh: find("thigh_r", &names.thigh_r)?,
                     calf: find("calf_r", &names.calf_r)?,
                     foot: find("foot_r", &names.foot_r)?,
                     ball: find("ball_r", &names.ball_r)?,
+                    foot_is_ik_target: false,
                 },
             ],
             arms: [
@@ -488,6 +538,7 @@ impl HumanoidMap {
                 return Err(err);
             }
         }
+        map.mark_ik_target_feet(skeleton);
         map.derive_foot_sockets(skeleton);
         for (i, sockets) in [names.foot_sockets_l, names.foot_sockets_r]
             .into_iter()
@@ -582,6 +633,7 @@ impl HumanoidMap {
                 calf,
                 foot,
                 ball: leg.ball,
+                foot_is_ik_target: leg.foot_is_ik_target,
             }),
             _ => {
                 if let Some(problem) = &self.leg_problems[side.index()] {
@@ -685,6 +737,17 @@ impl HumanoidMap {
         }
     }
 
+    /// Flags each leg whose foot does not hang below its calf (an IK target; the chain
+    /// checks have already refused feet that cannot be one).
+    fn mark_ik_target_feet(&mut self, skeleton: &Skeleton) {
+        for leg in &mut self.legs {
+            leg.foot_is_ik_target = match (leg.calf, leg.foot) {
+                (Some(calf), Some(foot)) => !skeleton.is_ancestor_or_self(calf, foot),
+                _ => false,
+            };
+        }
+    }
+
     /// Derives heel, ball and mid-foot sockets from the rest pose, assuming the rig stands on
     /// model-space y = 0 in its rest pose: from the toe joint when the leg has one, else from
     /// leg-length proportions ([`FootSockets::from_proportions`]).
@@ -750,7 +813,10 @@ impl BoneNames {
 
 /// The first link of `leg` (thigh → calf → foot → ball, skipping missing joints' links)
 /// whose lower joint is not below the upper one: the index of that lower role (1 calf,
-/// 2 foot, 3 ball) and the error naming both joints and the lower one's parent chain.
+/// 2 foot, 3 ball) and the error naming both joints and the lower one's parent chain. A foot
+/// that is not below its calf is not a break when it can be an IK target (it hangs from the
+/// root or an IK-control bone); it is one ([`BoneMapError::FootAboveLeg`]) when it is the
+/// calf or one of the calf's ancestors.
 fn chain_break(skeleton: &Skeleton, leg: &PartialLeg, side: Side) -> Option<(usize, BoneMapError)> {
     let joints = [leg.thigh, leg.calf, leg.foot, leg.ball];
     let roles = LEG_ROLES[side.index()];
@@ -762,21 +828,29 @@ fn chain_break(skeleton: &Skeleton, leg: &PartialLeg, side: Side) -> Option<(usi
         if p != c && skeleton.is_ancestor_or_self(p, c) {
             continue;
         }
+        let is_foot = lower == 2;
+        let carries_leg = skeleton.is_ancestor_or_self(c, p);
+        if is_foot && !carries_leg {
+            continue; // an IK-target foot
+        }
         let ancestry = std::iter::successors(Some(c), |&j| skeleton.parent(j))
             .map(|j| skeleton.name(j).to_string())
             .collect();
-        return Some((
-            lower,
-            BoneMapError::BrokenChain(Box::new(BrokenChain {
-                parent_role: roles[upper],
-                parent: skeleton.name(p).to_string(),
-                parent_joint: p,
-                child_role: roles[lower],
-                child: skeleton.name(c).to_string(),
-                child_joint: c,
-                child_ancestry: ancestry,
-            })),
-        ));
+        let chain = Box::new(BrokenChain {
+            parent_role: roles[upper],
+            parent: skeleton.name(p).to_string(),
+            parent_joint: p,
+            child_role: roles[lower],
+            child: skeleton.name(c).to_string(),
+            child_joint: c,
+            child_ancestry: ancestry,
+        });
+        let err = if is_foot {
+            BoneMapError::FootAboveLeg(chain)
+        } else {
+            BoneMapError::BrokenChain(chain)
+        };
+        return Some((lower, err));
     }
     None
 }
@@ -968,6 +1042,7 @@ fn from_preset(
             calf: index.first(table.calf, s),
             foot: index.first(table.foot, s),
             ball: index.first(table.ball, s),
+            foot_is_ik_target: false,
         };
         arms[side.index()] = PartialArm {
             upperarm: index.first(table.upperarm, s),
@@ -987,8 +1062,9 @@ fn from_preset(
         feet_source: [None, None],
         leg_problems: [None, None],
     };
-    // A joint of a preset leg that is not below the one above it is not that leg's joint:
-    // keep the chain above it and remember why (IK-target feet hang from the armature root).
+    // A joint of a preset leg that is not below the one above it is not that leg's joint
+    // (except an IK-target foot, see `chain_break`): keep the chain above it and remember
+    // why.
     for side in Side::BOTH {
         let i = side.index();
         map.leg_problems[i] = cut_at_break(skeleton, &mut map.legs[i], side);
@@ -1156,22 +1232,29 @@ fn heuristic_map(skeleton: &Skeleton) -> HumanoidMap {
                 .min_by_key(|&j| skeleton.depth(j))
         };
         let calf = below(Guess::Calf, thigh);
-        let foot = below(Guess::Foot, calf);
+        // An IK-target foot hangs from the root or an IK-control bone, not below the calf;
+        // a foot above the calf is no foot of this leg.
+        let foot = below(Guess::Foot, calf).or_else(|| {
+            let calf = calf?;
+            pick(Guess::Foot, s).filter(|&f| !skeleton.is_ancestor_or_self(f, calf))
+        });
         let ball = below(Guess::Ball, foot);
         map.legs[side.index()] = PartialLeg {
             thigh,
             calf,
             foot,
             ball,
+            foot_is_ik_target: false,
         };
         // A joint named like this leg's calf or foot that is not below the joint above it
-        // (an IK-target foot under the armature root): say so rather than "not found".
+        // (a calf outside the thigh, a foot above the calf): say so rather than "not found".
         if calf.is_none() || foot.is_none() {
             let named = PartialLeg {
                 thigh,
                 calf: calf.or_else(|| pick(Guess::Calf, s)),
                 foot: foot.or_else(|| pick(Guess::Foot, s)),
                 ball: None,
+                foot_is_ik_target: false,
             };
             map.leg_problems[side.index()] = chain_break(skeleton, &named, side).map(|(_, e)| e);
         }
@@ -1388,46 +1471,97 @@ mod tests {
     }
 
     #[test]
-    fn a_foot_not_below_its_calf_is_reported_with_its_parent_chain() {
+    fn an_ik_target_foot_ends_its_leg() {
         let s = detached_feet_rig();
         let map = HumanoidMap::detect(&s);
         // Quaternius names, not KayKit's lower-case ones.
         assert_eq!(map.preset, BonePreset::Quaternius);
-        assert_eq!(map.legs[0].thigh, Some(3));
-        assert_eq!(map.legs[0].calf, Some(4));
-        assert_eq!(map.legs[0].foot, None);
-        let err = map.leg(Side::Left).unwrap_err();
+        let left = map.leg(Side::Left).unwrap();
         assert_eq!(
-            err,
-            BoneMapError::BrokenChain(Box::new(BrokenChain {
-                parent_role: "calf_l",
-                parent: "LowerLeg.L".into(),
-                parent_joint: 4,
-                child_role: "foot_l",
-                child: "Foot.L".into(),
-                child_joint: 1,
-                child_ancestry: vec!["Foot.L".into(), "Root".into()],
-            }))
+            left,
+            LegChain {
+                thigh: 3,
+                calf: 4,
+                foot: 1,
+                ball: None,
+                foot_is_ik_target: true,
+            }
         );
-        assert_eq!(
-            err.to_string(),
-            "foot_l 'Foot.L' (joint 1) is not below calf_l 'LowerLeg.L' (joint 4): its parent chain is Foot.L → Root"
-        );
-        let right = map.leg(Side::Right).unwrap_err().to_string();
+        assert_eq!(map.leg(Side::Right).unwrap().foot, 7);
+        assert!(map.leg(Side::Right).unwrap().foot_is_ik_target);
+        // The virtual ankle: the foot's rest position in the calf's frame.
+        let ankle = left.ankle_in_calf(&s);
         assert!(
-            right.starts_with("foot_r 'Foot.R' (joint 7) is not below calf_r"),
-            "{right}"
+            (ankle - Vec3::new(0.0, -0.4, 0.0)).length() < 1e-6,
+            "{ankle}"
         );
-        assert_eq!(map.feet, [None, None]);
+        // Sockets from leg proportions, on the ground (no toe joint, no mesh).
+        assert_eq!(map.feet_source[0], Some(SocketSource::Proportions));
+        // The same from explicit names, and read back from them.
+        let names = map.to_names(&s);
+        assert_eq!(names.foot_l.as_deref(), Some("Foot.L"));
+        let explicit = HumanoidMap::from_names(&s, &names).unwrap();
+        assert_eq!(explicit.leg(Side::Left).unwrap(), left);
+        // A foot below its calf is not an IK target.
+        let normal = leg_rig([
+            "root", "pelvis", "thigh_l", "calf_l", "foot_l", "ball_l", "thigh_r", "calf_r",
+            "foot_r", "ball_r",
+        ]);
+        let leg = HumanoidMap::detect(&normal).leg(Side::Left).unwrap();
+        assert!(!leg.foot_is_ik_target);
+        assert!((leg.ankle_in_calf(&normal) - Vec3::new(0.0, -0.4, 0.0)).length() < 1e-6);
     }
 
     #[test]
-    fn the_heuristic_also_says_which_joint_is_not_below_which() {
-        // Names no preset knows: the heuristic finds the foot by name but not below the calf.
+    fn a_foot_above_its_calf_is_refused_with_the_reason() {
+        // The "foot" carries the leg: hips hang from it.
+        let j = |name: &str, parent: Option<usize>, t: Vec3| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::from_translation(t),
+        };
+        let s = Skeleton::new(vec![
+            j("Root", None, Vec3::ZERO),
+            j("Foot.L", Some(0), Vec3::new(0.1, 0.08, 0.0)),
+            j("Hips", Some(1), Vec3::new(0.0, 0.95, 0.0)),
+            j("UpperLeg.L", Some(2), Vec3::new(0.1, -0.05, 0.0)),
+            j("LowerLeg.L", Some(3), Vec3::new(0.0, -0.42, 0.0)),
+        ])
+        .unwrap();
+        let names = BoneNames {
+            thigh_l: Some("UpperLeg.L".into()),
+            calf_l: Some("LowerLeg.L".into()),
+            foot_l: Some("Foot.L".into()),
+            ..Default::default()
+        };
+        let err = HumanoidMap::from_names(&s, &names).unwrap_err();
+        assert!(matches!(err, BoneMapError::FootAboveLeg(_)), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "foot_l 'Foot.L' (joint 1) cannot be this leg's foot: it is an ancestor of calf_l 'LowerLeg.L' (joint 4), so placing it would move the leg it ends; its parent chain is Foot.L → Root"
+        );
+        // Detection keeps the thigh and calf and gives the same reason.
+        let map = HumanoidMap::detect(&s);
+        assert_eq!(map.legs[0].calf, Some(4));
+        assert_eq!(map.legs[0].foot, None);
+        assert_eq!(map.leg(Side::Left).unwrap_err(), err);
+        // The calf named as its own foot.
+        let same = BoneNames {
+            foot_l: Some("LowerLeg.L".into()),
+            ..names
+        };
+        let err = HumanoidMap::from_names(&s, &same).unwrap_err().to_string();
+        assert!(err.contains("it is the same joint as calf_l"), "{err}");
+    }
+
+    #[test]
+    fn the_heuristic_also_finds_ik_target_feet_and_says_which_foot_is_unusable() {
+        // Names no preset knows. The left foot hangs from the rig root (an IK target); the
+        // right "foot" carries the right leg.
         let j = |name: &str, parent: Option<usize>| Joint {
             name: name.into(),
             parent,
-            rest_local: Transform::IDENTITY,
+            rest_local: Transform::from_translation(Vec3::new(0.0, -0.1, 0.0)),
         };
         let s = Skeleton::new(vec![
             j("rig", None),
@@ -1436,12 +1570,17 @@ mod tests {
             j("Thigh_Left", Some(2)),
             j("Shin_Left", Some(3)),
             j("Foot_Left", Some(0)),
+            j("Foot_Right", Some(2)),
+            j("Thigh_Right", Some(6)),
+            j("Shin_Right", Some(7)),
         ])
         .unwrap();
         let map = HumanoidMap::detect(&s);
         assert_eq!(map.preset, BonePreset::Heuristic);
-        match map.leg(Side::Left).unwrap_err() {
-            BoneMapError::BrokenChain(chain) => {
+        let left = map.leg(Side::Left).unwrap();
+        assert_eq!((left.foot, left.foot_is_ik_target), (5, true));
+        match map.leg(Side::Right).unwrap_err() {
+            BoneMapError::FootAboveLeg(chain) => {
                 let BrokenChain {
                     child,
                     parent,
@@ -1450,15 +1589,24 @@ mod tests {
                 } = *chain;
                 assert_eq!(
                     (child.as_str(), parent.as_str()),
-                    ("Foot_Left", "Shin_Left")
+                    ("Foot_Right", "Shin_Right")
                 );
-                assert_eq!(child_ancestry, ["Foot_Left", "rig"]);
+                assert_eq!(child_ancestry, ["Foot_Right", "my_hips", "rig"]);
             }
             other => panic!("{other:?}"),
         }
-        // Truly absent joints are still reported as missing.
+    }
+
+    #[test]
+    fn truly_absent_joints_are_still_reported_as_missing() {
+        let j = |name: &str, parent: Option<usize>| Joint {
+            name: name.into(),
+            parent,
+            rest_local: Transform::IDENTITY,
+        };
+        let s = Skeleton::new(vec![j("rig", None), j("Thigh_Left", Some(0))]).unwrap();
         assert!(matches!(
-            map.leg(Side::Right).unwrap_err(),
+            HumanoidMap::detect(&s).leg(Side::Right).unwrap_err(),
             BoneMapError::MissingLeg { .. }
         ));
     }
@@ -1468,8 +1616,9 @@ mod tests {
         let s = detached_feet_rig();
         let names = BoneNames {
             pelvis: Some("Pelvis".into()),
-            thigh_l: Some("UpperLeg.L".into()),
-            calf_l: Some("LowerLeg.L".into()),
+            // Thigh and calf swapped (the IK-target foot itself is fine).
+            thigh_l: Some("LowerLeg.L".into()),
+            calf_l: Some("UpperLeg.L".into()),
             foot_l: Some("Foot.L".into()),
             thigh_r: Some("UpperLeg.R".into()),
             calf_r: Some("LowerLeg.R".into()),
@@ -1487,7 +1636,7 @@ mod tests {
                 "bone map names 'Pelvis' for pelvis, but the skeleton has no such joint",
                 "bone map names 'Foot_R' for foot_r, but the skeleton has no such joint",
                 "bone map names 'Fist.R' for hand_r, but the skeleton has no such joint",
-                "foot_l 'Foot.L' (joint 1) is not below calf_l 'LowerLeg.L' (joint 4): its parent chain is Foot.L → Root",
+                "calf_l 'UpperLeg.L' (joint 3) is not below thigh_l 'LowerLeg.L' (joint 4): its parent chain is UpperLeg.L → Hips → Root",
             ]
         );
         // from_names stops at the first.

@@ -47,6 +47,39 @@ fn run_predictive(
     .unwrap()
 }
 
+/// The Quaternius platformer character's clips (IK-target feet) in a small ALS-style graph.
+fn quaternius_graph(rig: plantigrade_gltf::ImportedAsset) -> Arc<GraphAsset> {
+    let source = include_str!("../../../plantigrade/benches/quaternius_als.ron");
+    Arc::new(GraphAsset::from_ron(source, &rig.skeleton, rig.clips).unwrap())
+}
+
+/// The height (mm) of the lower sole point above the true ground under it, for every
+/// grounded foot-tick whose foot is `planted`, sorted.
+fn sole_heights_mm(
+    trace: &Trace,
+    planted: impl Fn(&crate::quality::FootSample) -> bool,
+) -> Vec<f32> {
+    let mut heights_mm = Vec::new();
+    for s in trace.samples.iter().filter(|s| s.grounded) {
+        for foot in &s.feet {
+            let planted = planted(foot);
+            let above = |p: glam::Vec3, g: Option<f32>| g.map(|g| p.y - g);
+            let h = match (
+                above(foot.heel_world, foot.ground_under_heel_m),
+                above(foot.ball_world, foot.ground_under_ball_m),
+            ) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let (true, Some(h)) = (planted, h) {
+                heights_mm.push(h * 1000.0);
+            }
+        }
+    }
+    heights_mm.sort_by(f32::total_cmp);
+    heights_mm
+}
+
 fn graph() -> Arc<GraphAsset> {
     Arc::new(Mannequin::new().default_graph().unwrap())
 }
@@ -188,6 +221,130 @@ fn ual_rig_climbs_the_stairs_with_foot_ik() {
             result.metrics.max_height_m - result.metrics.min_height_m > 1.0,
             "{name} crossed the flight"
         );
+    }
+}
+
+/// Issue 17 item 2: the Quaternius platformer character, whose feet hang from the armature
+/// root (IK targets) rather than from the shins, gets foot IK and climbs the 20 cm stairs
+/// with its own clips, predictive mode: no NaN, no knee flip, the IK fully in, and the
+/// planted feet on the treads.
+#[test]
+fn quaternius_rig_with_ik_target_feet_climbs_the_stairs_with_foot_ik() {
+    let Some(path) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb") else {
+        return;
+    };
+    let graph = quaternius_graph(plantigrade_gltf::load_path(&path).expect("Quaternius loads"));
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    let name = "stairs_up_20cm_walk";
+    let path = path_for(&course, named(name), 0.0).unwrap();
+    let c = Character::new(CharacterConfig::default(), graph.clone(), path.spawn, 0.0).unwrap();
+    let foot_ik = c.foot_ik().expect("Quaternius has foot IK");
+    for leg in &foot_ik.rig().legs {
+        assert!(leg.chain.foot_is_ik_target, "{:?}", leg.chain);
+    }
+    let (result, trace) = run_predictive(name, &course, &world, &graph);
+    let foot = result.metrics.foot;
+    assert_eq!(foot.nan_count, 0);
+    assert_eq!(result.metrics.nan_count, 0);
+    assert_eq!(foot.knee_flips, 0);
+    assert!(trace.samples.iter().any(|s| s.feet[0].ik_alpha > 0.99));
+    assert!(trace.samples.iter().any(|s| s.feet[1].ik_alpha > 0.99));
+    assert!(
+        result.metrics.max_height_m - result.metrics.min_height_m > 1.0,
+        "crossed the flight: {:?}",
+        result.metrics
+    );
+    // Planted feet (locked, and the animation's foot down: its contact, which fades as the
+    // animated sole lifts 1 to 4 cm at toe-off, still ≥ 0.9) stand on what is under them,
+    // within 2 cm above or below.
+    let heights_mm = sole_heights_mm(&trace, |f| f.locked && f.contact >= 0.9);
+    assert!(
+        heights_mm.len() > 20,
+        "{} planted foot-ticks",
+        heights_mm.len()
+    );
+    let (lowest, highest) = (heights_mm[0], heights_mm[heights_mm.len() - 1]);
+    assert!(
+        lowest >= -20.0 && highest <= 20.0,
+        "planted soles {lowest:.1} to {highest:.1} mm from the ground"
+    );
+}
+
+/// Issue 17 item 2's figures: the Quaternius rig (IK-target feet) against the mannequin
+/// on the stairs, a 20° ramp and the flat, predictive mode. A measurement, so ignored by
+/// default: `cargo test --release -p plantigrade-lab -- --ignored --nocapture
+/// quaternius_figures`.
+#[test]
+#[ignore]
+fn quaternius_figures_against_the_mannequin() {
+    let Some(path) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb") else {
+        return;
+    };
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    let asset = plantigrade_gltf::load_path(&path).unwrap();
+    // The default root motion reads joint 0: what it is, and how far it moves in each clip.
+    let mut pose = plantigrade::Pose::rest(&asset.skeleton);
+    let mut model = plantigrade::pose::ModelPose::new(asset.skeleton.num_joints());
+    for clip in &asset.clips {
+        let (mut lo, mut hi) = (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN));
+        for k in 0..=30 {
+            clip.sample(
+                clip.duration_s() * k as f32 / 30.0,
+                asset.skeleton.rest_local(),
+                &mut pose,
+            )
+            .unwrap();
+            plantigrade::pose::local_to_model(&asset.skeleton, &pose, &mut model).unwrap();
+            let p = model.position_model(0);
+            (lo, hi) = (lo.min(p), hi.max(p));
+        }
+        eprintln!(
+            "joint 0 '{}' in {:<32} moves {:.4} m (x, y, z span {:.4})",
+            asset.skeleton.name(0),
+            clip.name(),
+            (hi - lo).length(),
+            hi - lo
+        );
+    }
+    let rigs = [
+        ("mannequin", graph()),
+        ("quaternius", quaternius_graph(asset)),
+    ];
+    for name in ["stairs_up_20cm_walk", "ramp_20_up_walk", "flat_walk"] {
+        for (rig, graph) in &rigs {
+            let (result, trace) = run_predictive(name, &course, &world, graph);
+            let f = result.metrics.foot;
+            let heights_mm = sole_heights_mm(&trace, |f| f.locked && f.contact >= 0.9);
+            let (lowest, highest) = (
+                heights_mm.first().copied().unwrap_or(f32::NAN),
+                heights_mm.last().copied().unwrap_or(f32::NAN),
+            );
+            let lift_m = trace
+                .samples
+                .iter()
+                .map(|s| s.pelvis_world.y - s.root_world.y)
+                .fold(f32::NAN, f32::max);
+            eprintln!(
+                "{name:<20} {rig:<10} pen mean {:5.1} mm max {:5.1}, float p95 {:5.1} mm, stance skate {:.3}, drift mean {:5.1} mm, knee flips {}, NaN {}, planted soles {lowest:.1}..{highest:.1} mm over {}, highest pelvis above root {lift_m:.3} m, airborne {:.2} s, checks failed: {:?}",
+                f.penetration_mean_mm,
+                f.penetration_max_mm,
+                f.float_p95_mm,
+                f.skate_ratio_stance,
+                f.planted_drift_mean_mm,
+                f.knee_flips,
+                f.nan_count,
+                heights_mm.len(),
+                result.metrics.airborne_s,
+                result
+                    .checks
+                    .iter()
+                    .filter(|c| !c.pass)
+                    .map(|c| c.name.to_string())
+                    .collect::<Vec<_>>(),
+            );
+        }
     }
 }
 
@@ -356,26 +513,13 @@ fn derived_contacts_on_the_ual_rig_before_and_after() {
         {
             let (result, trace) = run_predictive(name, &course, &world, &graph);
             let (mut grounded, mut locked) = (0usize, 0usize);
-            let mut heights_mm = Vec::new();
             for s in trace.samples.iter().filter(|s| s.grounded) {
                 for foot in &s.feet {
                     grounded += 1;
                     locked += usize::from(foot.locked);
-                    let planted = foot.locked || foot.contact >= 0.5;
-                    let above = |p: glam::Vec3, g: Option<f32>| g.map(|g| p.y - g);
-                    let h = match (
-                        above(foot.heel_world, foot.ground_under_heel_m),
-                        above(foot.ball_world, foot.ground_under_ball_m),
-                    ) {
-                        (Some(a), Some(b)) => Some(a.min(b)),
-                        (a, b) => a.or(b),
-                    };
-                    if let (true, Some(h)) = (planted, h) {
-                        heights_mm.push(h * 1000.0);
-                    }
                 }
             }
-            heights_mm.sort_by(f32::total_cmp);
+            let heights_mm = sole_heights_mm(&trace, |f| f.locked || f.contact >= 0.5);
             let p95 = heights_mm
                 .get((heights_mm.len() as f32 * 0.95) as usize)
                 .or(heights_mm.last())

@@ -244,7 +244,11 @@ impl TwoBoneIkOutput {
 impl TwoBoneIkJob {
     /// A job for a leg of the current model pose: start/mid/end are the leg's thigh, calf
     /// and foot positions in `model`; the other fields are defaults (weight 1, soften
-    /// [`DEFAULT_SOFTEN`], pole +Z, no hinge hint). Errors on out-of-range joints.
+    /// [`DEFAULT_SOFTEN`], pole +Z, no hinge hint). Errors on out-of-range joints. For an
+    /// IK-target foot ([`LegChain::foot_is_ik_target`]) the foot joint is not moved by the
+    /// corrections: set `end_model` to the shin's end (the calf's model transform applied
+    /// to [`LegChain::ankle_in_calf`]) and place the foot joint there after the solve, as
+    /// [`crate::ik::FootIk`] does.
     pub fn for_leg(
         model: &ModelPose,
         leg: &LegChain,
@@ -935,6 +939,7 @@ mod tests {
             calf: 2,
             foot: 3,
             ball: None,
+            foot_is_ik_target: false,
         };
         let hip = model.position_model(1);
         let target = hip + Vec3::new(0.05, -0.6, 0.25);

@@ -187,8 +187,16 @@ pub fn apply_posture(
     } else {
         0.0
     };
-    let new_pelvis_translation = pose.local()[pelvis_joint].translation
-        + pelvis_parent.inverse() * (glam::Vec3::NEG_Y * drop_m);
+    // The parent's whole transform, not only its rotation: an armature scale baked into
+    // the joints (Quaternius: 100) makes a parent-local unit that many metres.
+    let drop_model = glam::Vec3::NEG_Y * drop_m;
+    let drop_in_parent = match skeleton.parent(pelvis_joint) {
+        Some(parent) => model.joints_model()[parent]
+            .inverse()
+            .transform_vector3(drop_model),
+        None => drop_model,
+    };
+    let new_pelvis_translation = pose.local()[pelvis_joint].translation + drop_in_parent;
     if !(new_pelvis.is_finite() && new_pelvis_translation.is_finite()) {
         return Err(TiltError::NonFinite {
             joint: pelvis_joint,
@@ -514,5 +522,44 @@ mod tests {
         for (a, b) in pose.local().iter().zip(r.pose.local()) {
             assert!(a.rotation.angle_between(b.rotation) < 1e-5);
         }
+    }
+
+    #[test]
+    fn the_pelvis_drop_is_metres_under_an_armature_scale() {
+        use crate::skeleton::{Joint, Transform};
+        // Quaternius bakes an armature scale of 100 into its root joint: a unit of the
+        // pelvis parent's frame is 100 m.
+        let skeleton = Skeleton::new(vec![
+            Joint {
+                name: "Root".into(),
+                parent: None,
+                rest_local: Transform {
+                    scale: Vec3::splat(100.0),
+                    rotation: Quat::from_rotation_y(0.5),
+                    ..Transform::IDENTITY
+                },
+            },
+            Joint {
+                name: "Hips".into(),
+                parent: Some(0),
+                rest_local: Transform::from_translation(Vec3::new(0.0, 0.009, 0.0)),
+            },
+        ])
+        .unwrap();
+        let mut pose = Pose::rest(&skeleton);
+        let mut model = ModelPose::new(2);
+        local_to_model(&skeleton, &pose, &mut model).unwrap();
+        let before = model.position_model(1);
+        let offsets = PostureOffsets {
+            pelvis_drop_m: 0.05,
+            ..PostureOffsets::IDENTITY
+        };
+        apply_posture(&skeleton, 1, None, None, offsets, &model, &mut pose).unwrap();
+        local_to_model(&skeleton, &pose, &mut model).unwrap();
+        let moved = model.position_model(1) - before;
+        assert!(
+            (moved - Vec3::new(0.0, -0.05, 0.0)).length() < 1e-5,
+            "{moved}"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! The legs (IK-8): the reach helped by rolling a foot onto its ball, the forefoot-first
 //! pitch on stairs, and the model transforms of the legs after they are solved.
 
-use glam::{Quat, Vec2, Vec3};
+use glam::{Affine3A, Quat, Vec2, Vec3};
 
 use super::{
     lerp, rotation_of, AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkError, FootIkOutput,
@@ -41,7 +41,8 @@ impl FootIk {
             let mut target_model = inverse_facing * (targets_world[i] - root);
             let hip = model.position_model(leg.chain.thigh);
             let knee = model.position_model(leg.chain.calf);
-            let ankle = model.position_model(leg.chain.foot);
+            // The shin's end: the foot joint, or an IK-target foot's virtual ankle.
+            let ankle = leg.ankle_model(model);
             // Out of reach while planted: roll onto the ball first (by up to the limit, in
             // as the contact does so it never pops), and solve for the rolled ankle.
             let planted = smoothstep(self.feet[i].contact);
@@ -103,6 +104,7 @@ impl FootIk {
                         num_joints: model.num_joints(),
                     }
                 })?;
+            job.end_model = ankle;
             job.soften = config.soften;
             let solved = job.run();
             if solved.clamped {
@@ -168,8 +170,23 @@ impl FootIk {
     }
 
     /// Model transforms of the legs again after their local rotations changed (the rest of
-    /// the skeleton is already up to date).
+    /// the skeleton is already up to date), with each IK-target foot moved to the end of
+    /// its shin.
     pub(super) fn update_legs(
+        &self,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &mut ModelPose,
+    ) -> Result<(), FootIkError> {
+        self.update_leg_models(skeleton, pose, model)?;
+        if self.place_ik_target_feet(skeleton, pose, model) {
+            // Again, for the feet (and what hangs from them) at their new place.
+            self.update_leg_models(skeleton, pose, model)?;
+        }
+        Ok(())
+    }
+
+    fn update_leg_models(
         &self,
         skeleton: &Skeleton,
         pose: &Pose,
@@ -183,6 +200,36 @@ impl FootIk {
             _ => local_to_model(skeleton, pose, model)?,
         }
         Ok(())
+    }
+
+    /// Sets each IK-target foot's local translation (relative to its own parent, whatever
+    /// that is) so that its model position is the virtual ankle at the end of its solved
+    /// shin; its rotation is left to the alignment. `model` must be up to date for the
+    /// calves and the feet's parents. Returns whether any foot was placed.
+    fn place_ik_target_feet(
+        &self,
+        skeleton: &Skeleton,
+        pose: &mut Pose,
+        model: &ModelPose,
+    ) -> bool {
+        let mut placed = false;
+        for leg in &self.rig.legs {
+            if leg.ankle_in_calf.is_none() {
+                continue;
+            }
+            let foot = leg.chain.foot;
+            let parent_model = skeleton
+                .parent(foot)
+                .map_or(Affine3A::IDENTITY, |p| model.joints_model()[p]);
+            let local = parent_model
+                .inverse()
+                .transform_point3(leg.ankle_model(model));
+            if local.is_finite() {
+                pose.local_mut()[foot].translation = local;
+                placed = true;
+            }
+        }
+        placed
     }
 }
 

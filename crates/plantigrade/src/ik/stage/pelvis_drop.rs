@@ -2,11 +2,9 @@
 //! drop that makes this tick's ankle targets, and the landings ahead, reachable, written
 //! into the pose.
 
-use glam::{Quat, Vec3};
+use glam::Vec3;
 
-use super::{
-    rotation_of, FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS,
-};
+use super::{FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS};
 use crate::ik::pelvis::required_drop_m;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
@@ -69,11 +67,18 @@ impl FootIk {
             input.grounded,
             dt_s,
         );
-        let pelvis_parent_rotation = skeleton
-            .parent(self.rig.pelvis)
-            .map_or(Quat::IDENTITY, |p| rotation_of(model, p));
-        pose.local_mut()[self.rig.pelvis].translation +=
-            pelvis_parent_rotation.inverse() * Vec3::new(0.0, offset_m, 0.0);
+        // Into the parent's frame by its whole transform, not only its rotation: an armature
+        // scale baked into the joints (Quaternius: 100) makes a parent-local unit that many
+        // metres.
+        let offset_model = Vec3::new(0.0, offset_m, 0.0);
+        let offset_in_parent = skeleton.parent(self.rig.pelvis).map_or(offset_model, |p| {
+            model.joints_model()[p]
+                .inverse()
+                .transform_vector3(offset_model)
+        });
+        if offset_in_parent.is_finite() {
+            pose.local_mut()[self.rig.pelvis].translation += offset_in_parent;
+        }
         local_to_model(skeleton, pose, model)?;
         Ok(offset_m)
     }

@@ -1,6 +1,8 @@
 //! The bones foot IK drives, found once per skeleton: each leg's chain, foot sockets and
 //! length, and the joints below each thigh that a solve recomputes.
 
+use glam::Vec3;
+
 use super::{AnimatedFoot, FootIkError};
 use crate::bone_map::{FootSockets, HumanoidMap, LegChain, Side};
 use crate::pose::{local_to_model, ModelPose, Pose};
@@ -13,6 +15,21 @@ pub struct LegRig {
     pub sockets: FootSockets,
     /// Thigh + calf length in the rest pose (m).
     pub leg_length_m: f32,
+    /// For an IK-target foot ([`LegChain::foot_is_ik_target`]): the ankle in the calf's
+    /// local frame (the foot joint's rest position), the shin's end that the legs are solved
+    /// for. `None` for a foot below its calf.
+    pub ankle_in_calf: Option<Vec3>,
+}
+
+impl LegRig {
+    /// Where the shin ends in `model` (model space): the foot joint, or for an IK-target foot
+    /// the virtual ankle fixed in the calf's frame (the clips put the foot joint there).
+    pub fn ankle_model(&self, model: &ModelPose) -> Vec3 {
+        match self.ankle_in_calf {
+            Some(local) => model.joints_model()[self.chain.calf].transform_point3(local),
+            None => model.position_model(self.chain.foot),
+        }
+    }
 }
 
 /// The bones foot IK drives, found once per skeleton.
@@ -20,8 +37,9 @@ pub struct LegRig {
 pub struct FootRig {
     pub pelvis: usize,
     pub legs: [LegRig; 2],
-    /// Each leg's joints from the thigh down, parent-first: after the legs are solved only
-    /// these need model transforms again. `None` for a leg with more than
+    /// Each leg's joints from the thigh down (and, for an IK-target foot, the foot and the
+    /// joints below it), parent-first: after the legs are solved only these need model
+    /// transforms again. `None` for a leg with more than
     /// [`LegJoints::MAX`] (then the whole skeleton is recomputed).
     pub leg_joints: [Option<LegJoints>; 2],
 }
@@ -36,16 +54,18 @@ pub struct LegJoints {
 impl LegJoints {
     pub const MAX: usize = 16;
 
-    /// `thigh` and every joint below it, in skeleton (parent-first) order; `None` past
-    /// [`LegJoints::MAX`].
-    fn below(skeleton: &Skeleton, thigh: usize) -> Option<LegJoints> {
+    /// `thigh`, `foot` and every joint below them, in skeleton (parent-first) order; `None`
+    /// past [`LegJoints::MAX`].
+    fn below(skeleton: &Skeleton, thigh: usize, foot: usize) -> Option<LegJoints> {
         let mut set = LegJoints {
             joints: [0; LegJoints::MAX],
             len: 0,
         };
         let mut inside = vec![false; skeleton.num_joints()];
         for joint in 0..skeleton.num_joints() {
-            let below = joint == thigh || skeleton.parent(joint).is_some_and(|p| inside[p]);
+            let below = joint == thigh
+                || joint == foot
+                || skeleton.parent(joint).is_some_and(|p| inside[p]);
             if below {
                 inside[joint] = true;
                 *set.joints.get_mut(set.len)? = joint;
@@ -83,17 +103,29 @@ impl FootRig {
             let hip = model.position_model(chain.thigh);
             let knee = model.position_model(chain.calf);
             let ankle = model.position_model(chain.foot);
+            let ankle_in_calf = chain
+                .foot_is_ik_target
+                .then(|| chain.ankle_in_calf(skeleton))
+                .filter(|p| p.is_finite());
+            if chain.foot_is_ik_target && ankle_in_calf.is_none() {
+                return Err(FootIkError::JointOutOfRange {
+                    joint: chain.foot,
+                    num_joints,
+                });
+            }
             legs[side.index()] = Some(LegRig {
                 chain,
                 sockets,
                 leg_length_m: hip.distance(knee) + knee.distance(ankle),
+                ankle_in_calf,
             });
         }
         match legs {
             [Some(left), Some(right)] => Ok(FootRig {
                 pelvis,
                 legs: [left, right],
-                leg_joints: [left, right].map(|leg| LegJoints::below(skeleton, leg.chain.thigh)),
+                leg_joints: [left, right]
+                    .map(|leg| LegJoints::below(skeleton, leg.chain.thigh, leg.chain.foot)),
             }),
             _ => Err(FootIkError::NoPelvis),
         }

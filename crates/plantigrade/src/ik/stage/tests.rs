@@ -862,3 +862,125 @@ fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
         assert!(slid_m < 0.005, "tick {k}: the heel slid {slid_m} m");
     }
 }
+
+/// A Quaternius-like rig: an armature root scaled 100 (so joint translations are in
+/// hundredths of a metre), the legs under the hips, and each foot hanging from the root (an
+/// IK target) where its shin ends in the rest pose; no toe joints.
+fn ik_target_feet_skeleton() -> Skeleton {
+    use crate::skeleton::{Joint, Transform};
+    let j = |name: &str, parent: usize, t_m: Vec3| Joint {
+        name: name.into(),
+        parent: Some(parent),
+        rest_local: Transform::from_translation(t_m / 100.0),
+    };
+    Skeleton::new(vec![
+        Joint {
+            name: "Root".into(),
+            parent: None,
+            rest_local: Transform {
+                scale: Vec3::splat(100.0),
+                ..Transform::IDENTITY
+            },
+        },
+        j("Foot.L", 0, Vec3::new(0.1, 0.07, 0.0)),
+        j("Hips", 0, Vec3::new(0.0, 0.9, 0.0)),
+        // Knees a little ahead of the hip–ankle line: the bend side.
+        j("UpperLeg.L", 2, Vec3::new(0.1, -0.05, 0.0)),
+        j("LowerLeg.L", 3, Vec3::new(0.0, -0.41, 0.03)),
+        j("UpperLeg.R", 2, Vec3::new(-0.1, -0.05, 0.0)),
+        j("LowerLeg.R", 5, Vec3::new(0.0, -0.41, 0.03)),
+        j("Foot.R", 0, Vec3::new(-0.1, 0.07, 0.0)),
+    ])
+    .unwrap()
+}
+
+#[test]
+fn ik_target_feet_are_put_on_their_targets_at_the_end_of_their_shins() {
+    let skeleton = ik_target_feet_skeleton();
+    let map = crate::bone_map::HumanoidMap::detect(&skeleton);
+    let foot_rig = FootRig::new(&skeleton, &map).unwrap();
+    let rest_model = skeleton.rest_model();
+    let at = |m: &[glam::Affine3A], j: usize| Vec3::from(m[j].translation);
+    for leg in &foot_rig.legs {
+        assert!(leg.chain.foot_is_ik_target);
+        assert!(leg.ankle_in_calf.is_some());
+        // A 0.411 m thigh and a 0.371 m shin (to the foot's rest position), in metres.
+        assert!(
+            (leg.leg_length_m - 0.7823).abs() < 1e-3,
+            "{}",
+            leg.leg_length_m
+        );
+        // The foot and what hangs from it are recomputed with the leg.
+        let joints = foot_rig.legs.iter().position(|l| l == leg).unwrap();
+        let set = foot_rig.leg_joints[joints].unwrap();
+        assert!(set.as_slice().contains(&leg.chain.foot));
+    }
+    // Ground 6 cm up under the left foot, 4 cm down under the right: both legs move.
+    let world = split_world(Some(0.06), Some(-0.04));
+    let mut ik = FootIk::new(FootIkConfig::default(), foot_rig);
+    let mut pose = Pose::rest(&skeleton);
+    let mut model = ModelPose::new(skeleton.num_joints());
+    let input = input(Vec3::ZERO, 1.0);
+    for _ in 0..90 {
+        pose = Pose::rest(&skeleton);
+        local_to_model(&skeleton, &pose, &mut model).unwrap();
+        let animated = ik.rig().animated_feet(&model);
+        let requests = ik.plan_probes(&input, &animated);
+        let config = ik.config.probe;
+        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
+        ik.solve(
+            &input, &animated, &results, &skeleton, &mut pose, &mut model,
+        )
+        .unwrap();
+    }
+    let out = *ik.output();
+    // The model pose the stage leaves is the pose's.
+    let mut fresh = ModelPose::new(skeleton.num_joints());
+    local_to_model(&skeleton, &pose, &mut fresh).unwrap();
+    let solved = model.joints_model();
+    for (a, b) in solved.iter().zip(fresh.joints_model()) {
+        assert!(a.abs_diff_eq(*b, 1e-5), "{a:?} vs {b:?}");
+    }
+    for (i, leg) in ik.rig().legs.iter().enumerate() {
+        let report = out.feet[i];
+        assert!(report.ik_alpha > 0.99, "{i}: {report:?}");
+        let foot = at(solved, leg.chain.foot);
+        // On the ankle target (yaw 0, root at the origin: model = world).
+        let target = report.ankle_target_world;
+        assert!(
+            foot.distance(target) < 1e-3,
+            "{i}: foot {foot} target {target}"
+        );
+        // At the end of the solved shin.
+        let shin_end = solved[leg.chain.calf].transform_point3(leg.ankle_in_calf.unwrap());
+        assert!(foot.distance(shin_end) < 1e-4, "{i}: {foot} vs {shin_end}");
+        // Thigh and shin keep their lengths.
+        let (hip, knee) = (at(solved, leg.chain.thigh), at(solved, leg.chain.calf));
+        let (rest_hip, rest_knee, rest_ankle) = (
+            at(&rest_model, leg.chain.thigh),
+            at(&rest_model, leg.chain.calf),
+            at(&rest_model, leg.chain.foot),
+        );
+        assert!((hip.distance(knee) - rest_hip.distance(rest_knee)).abs() < 1e-4);
+        assert!((knee.distance(foot) - rest_knee.distance(rest_ankle)).abs() < 1e-4);
+        // The sole on the ground it stands on, the foot's scale kept.
+        let ground = [0.06, -0.04][i];
+        let (heel, ball) = (
+            model.point_model(leg.chain.foot, leg.sockets.heel_foot_local),
+            model.point_model(leg.chain.foot, leg.sockets.ball_foot_local),
+        );
+        assert!(
+            (heel.y.min(ball.y) - ground).abs() < 0.005,
+            "{i}: {heel} {ball}"
+        );
+        let (scale, _, _) = solved[leg.chain.foot].to_scale_rotation_translation();
+        assert!((scale - Vec3::splat(100.0)).length() < 1e-2, "{scale}");
+    }
+    // The right foot needed the pelvis down (metres, whatever the armature scale).
+    assert!(
+        (-0.1..-0.01).contains(&out.pelvis_offset_m),
+        "{}",
+        out.pelvis_offset_m
+    );
+    assert_eq!(out.knee_flips, 0);
+}
