@@ -1,14 +1,15 @@
 //! `run --character FILE.glb`: a user's own rig through the terrain scenarios, with its own
 //! clips, bone map and graph, its settings scaled to its size, judged beside the mannequin
 //! on the same scenarios (issue 17): no NaN, no knee flip, stance skate ≤ 0.02,
-//! penetration mean ≤ 5 mm (× the rig's size), float p95 and planted drift within twice
-//! the mannequin's.
+//! penetration mean ≤ 5 mm (× its size when bigger than the mannequin), float p95 and
+//! planted drift within twice the mannequin's.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
 use plantigrade::foot_contacts::{add_derived_foot_contacts, FootContactConfig};
+use plantigrade::graph::roles::{generate_graph, ClipRoles};
 use plantigrade::graph::{remove_travel, GraphAsset, RootSource};
 use plantigrade::settings::CharacterSettings;
 use plantigrade::HumanoidMap;
@@ -23,6 +24,10 @@ use crate::scenarios::{Actor, ScenarioResult};
 pub struct CharacterFiles {
     /// The rig and its clips (.glb or .gltf).
     pub file: PathBuf,
+    /// More clips for the same rig, from other files (joints matched by name).
+    pub clips: Vec<PathBuf>,
+    /// A clip-role map (RON `ClipRoles`) to generate the graph from, in place of `graph`.
+    pub roles: Option<PathBuf>,
     /// An explicit bone map (RON `BoneNames`); detected when `None`.
     pub bone_map: Option<PathBuf>,
     /// The graph over its clips (RON `GraphDef`).
@@ -45,8 +50,14 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     let options = ImportOptions::default()
         .with_skin_vertices(true)
         .with_foot_contacts(false);
-    let asset = plantigrade_gltf::load_path_with(file, options)
+    let mut asset = plantigrade_gltf::load_path_with(file, options)
         .with_context(|| format!("loading {}", file.display()))?;
+    for more in &files.clips {
+        let added = asset
+            .add_clips_from_path(more, options)
+            .with_context(|| format!("adding the clips of {}", more.display()))?;
+        crate::graph_cmd::print_added(more, &added);
+    }
     let skeleton = &asset.skeleton;
     let mut map = match &names {
         Some(names) => HumanoidMap::from_names(skeleton, names).with_context(|| {
@@ -76,15 +87,34 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
             .context("taking the travel out of the clips")?,
         _ => clips,
     };
-    let graph_path = files.graph.as_deref().ok_or_else(|| {
-        anyhow::anyhow!(
-            "--character needs a graph over the rig's clips: --graph G.ron (see crates/plantigrade/benches/ual_als.ron for one)"
-        )
-    })?;
-    let source = std::fs::read_to_string(graph_path)
-        .with_context(|| format!("reading the graph {}", graph_path.display()))?;
-    let graph = GraphAsset::from_ron(&source, skeleton, clips)
-        .with_context(|| format!("the graph {}", graph_path.display()))?;
+    let graph = match (&files.graph, &files.roles) {
+        (Some(graph_path), _) => {
+            let source = std::fs::read_to_string(graph_path)
+                .with_context(|| format!("reading the graph {}", graph_path.display()))?;
+            GraphAsset::from_ron(&source, skeleton, clips)
+                .with_context(|| format!("the graph {}", graph_path.display()))?
+        }
+        (None, Some(roles_path)) => {
+            let text = std::fs::read_to_string(roles_path)
+                .with_context(|| format!("reading the role map {}", roles_path.display()))?;
+            let roles = ClipRoles::from_ron(&text)
+                .with_context(|| format!("the role map {}", roles_path.display()))?;
+            let generated = generate_graph(&roles, skeleton, &map, &clips)
+                .with_context(|| format!("a graph from {}", roles_path.display()))?;
+            if !generated.missing.is_empty() {
+                println!(
+                    "{}: {} roles missing (`plantigrade-lab graph --generate` lists them)",
+                    roles_path.display(),
+                    generated.missing.len()
+                );
+            }
+            GraphAsset::from_def(&generated.def, skeleton, clips)
+                .with_context(|| format!("the graph generated from {}", roles_path.display()))?
+        }
+        (None, None) => anyhow::bail!(
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig) or --graph G.ron"
+        ),
+    };
     let scale = plantigrade::rig_scale::rig_scale(skeleton, &map).with_context(|| {
         format!(
             "{} has no usable legs (`plantigrade-lab inspect {}` says why)",
@@ -118,7 +148,8 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     })
 }
 
-/// Twice the mannequin's figure, but never below this (mm, × the rig's size): the
+/// Twice the mannequin's figure, but never below this (mm, × the rig's size when it is
+/// bigger than the mannequin): the
 /// mannequin's clips meet the analytic ground exactly (float p95 0.0 on most terrain), so
 /// twice its figure alone would ask a third-party rig for 0. The floor is the 5 mm the
 /// penetration bar allows.
@@ -149,7 +180,8 @@ impl CharacterRow {
 }
 
 /// Judges each of the character's runs by issue 17's bar against the mannequin's run of the
-/// same scenario and mode (`reference`); `scale` scales the absolute length targets.
+/// same scenario and mode (`reference`); a `scale` above 1 (a rig bigger than the
+/// mannequin) scales the absolute length targets up.
 pub fn judge(
     character: &[ScenarioResult],
     reference: &[ScenarioResult],
@@ -165,7 +197,10 @@ pub fn judge(
                 .iter()
                 .find(|o| o.name == r.name && o.mode == r.mode && o.tilt == r.tilt)
                 .map(|o| &o.metrics.foot);
-            let pen_max_mm = 5.0 * scale;
+            // Lengths grow with a rig bigger than the mannequin; a smaller one on the same
+            // course (20 cm stairs are a bigger step for it) keeps the issue's numbers.
+            let size = scale.max(1.0);
+            let pen_max_mm = 5.0 * size;
             let mut checks = vec![
                 Check::new(
                     "nan",
@@ -186,7 +221,7 @@ pub fn judge(
                     "penetration_mean",
                     f.penetration_mean_mm <= pen_max_mm,
                     format!(
-                        "{:.1} mm (≤ {pen_max_mm:.1}: 5 mm × size {scale:.2})",
+                        "{:.1} mm (≤ {pen_max_mm:.1}: 5 mm × size {size:.2})",
                         f.penetration_mean_mm
                     ),
                 ),
@@ -209,11 +244,11 @@ pub fn judge(
                         mannequin.planted_drift_mean_mm,
                     ),
                 ] {
-                    let bound = (2.0 * theirs).max(REFERENCE_FLOOR_MM * scale);
+                    let bound = (2.0 * theirs).max(REFERENCE_FLOOR_MM * size);
                     checks.push(Check::new(
                         name,
                         figure <= bound,
-                        format!("{figure:.1} mm (≤ {bound:.1}: twice the mannequin's {theirs:.1}, at least {:.1})", REFERENCE_FLOOR_MM * scale),
+                        format!("{figure:.1} mm (≤ {bound:.1}: twice the mannequin's {theirs:.1}, at least {:.1})", REFERENCE_FLOOR_MM * size),
                     ));
                 }
             }
@@ -512,7 +547,7 @@ mod tests {
             ..files.clone()
         };
         let err = format!("{:#}", load_actor(&no_graph).unwrap_err());
-        assert!(err.contains("--graph"), "{err}");
+        assert!(err.contains("--roles") && err.contains("--graph"), "{err}");
         let missing = CharacterFiles {
             file: scratch("nowhere.glb"),
             ..files.clone()

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use plantigrade::graph::roles::{generate_graph, ClipRoles};
-use plantigrade::graph::{GraphAsset, MachineId, ParamId};
+use plantigrade::graph::{check_root_motion, GraphAsset, MachineId, ParamId, RootSource};
 use plantigrade::mannequin::{self, Mannequin};
 use plantigrade::{Clip, HumanoidMap, Skeleton};
 use plantigrade_gltf::{AddedClips, ImportOptions, ImportedAsset};
@@ -137,7 +137,7 @@ fn files_label(files: &[PathBuf]) -> String {
 
 /// The first file's skeleton and clips, with every other file's clips added to it (same
 /// rig, joints matched by name), and what was skipped on the way.
-fn load_clips(files: &[PathBuf]) -> anyhow::Result<ImportedAsset> {
+pub(crate) fn load_clips(files: &[PathBuf]) -> anyhow::Result<ImportedAsset> {
     let (first, rest) = files
         .split_first()
         .context("no clips file given (--clips FILE.glb)")?;
@@ -160,7 +160,7 @@ fn load_clips(files: &[PathBuf]) -> anyhow::Result<ImportedAsset> {
     Ok(asset)
 }
 
-fn print_added(path: &Path, added: &AddedClips) {
+pub(crate) fn print_added(path: &Path, added: &AddedClips) {
     println!("{}: {} clips added", path.display(), added.added.len());
     if !added.duplicates.is_empty() {
         println!(
@@ -213,6 +213,24 @@ fn check(
     };
     println!("{label}: valid against {clips_label}\n");
     print_graph(&asset);
+    // It loads, but its root motion may not fit the rig (a rig that starts at its pelvis).
+    let misfits = check_root_motion(
+        asset.root_motion(),
+        skeleton,
+        &HumanoidMap::detect(skeleton),
+        asset.clips(),
+    );
+    if !misfits.is_empty() {
+        println!("\nroot motion does not fit this rig ({}):", misfits.len());
+        for misfit in &misfits {
+            println!("  warning: {misfit}");
+        }
+        let fits = RootSource::of(skeleton, &HumanoidMap::detect(skeleton))
+            .and_then(|source| source.root_motion(skeleton, asset.clips()));
+        if let (None, Some(fits)) = (&asset.root_motion().joint, fits) {
+            println!("  (the graph names no joint, so a Character on this rig uses this instead: {fits:?})");
+        }
+    }
     Ok(true)
 }
 

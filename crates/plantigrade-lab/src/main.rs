@@ -146,15 +146,28 @@ struct CharacterArgs {
     /// Run a glTF character (its skeleton and clips) instead of the mannequin. `run` takes
     /// it over the terrain scenarios unless named, beside the mannequin on the same runs;
     /// `--check` then judges it by issue 17's bar (no NaN, no knee flip, stance skate ≤
-    /// 0.02, penetration mean ≤ 5 mm × its size, float p95 and drift within twice the
-    /// mannequin's).
+    /// 0.02, penetration mean ≤ 5 mm (× its size when bigger than the mannequin), float
+    /// p95 and drift within twice the mannequin's).
     #[arg(long, value_name = "FILE.glb")]
     character: Option<PathBuf>,
     /// The character's bones (RON `BoneNames`, as `inspect --write-bone-map` writes);
     /// detected when omitted.
     #[arg(long, value_name = "MAP.ron", requires = "character")]
     bone_map: Option<PathBuf>,
-    /// The character's graph over its clips (RON `GraphDef`).
+    /// More of the character's clips, from another file of the same rig (repeatable:
+    /// KayKit keeps its clips in three).
+    #[arg(long = "clips", value_name = "MORE.glb", requires = "character")]
+    clips: Vec<PathBuf>,
+    /// The character's clip-role map (RON `ClipRoles`: which clip is the idle, the walk
+    /// forward, …): its graph is generated from it.
+    #[arg(
+        long,
+        value_name = "ROLES.ron",
+        requires = "character",
+        conflicts_with = "graph"
+    )]
+    roles: Option<PathBuf>,
+    /// The character's graph over its clips (RON `GraphDef`), in place of `--roles`.
     #[arg(long, value_name = "G.ron", requires = "character")]
     graph: Option<PathBuf>,
     /// The character's settings (RON `CharacterSettings`), used as they are; by default
@@ -168,6 +181,8 @@ impl CharacterArgs {
     fn files(&self) -> Option<character::CharacterFiles> {
         Some(character::CharacterFiles {
             file: self.character.clone()?,
+            clips: self.clips.clone(),
+            roles: self.roles.clone(),
             bone_map: self.bone_map.clone(),
             graph: self.graph.clone(),
             settings: self.settings.clone(),

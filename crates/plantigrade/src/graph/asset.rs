@@ -248,6 +248,11 @@ impl GraphAsset {
         })
     }
 
+    /// Where the graph takes root motion from (joint and axes), as its file says.
+    pub fn root_motion(&self) -> &RootMotionDef {
+        &self.root_motion
+    }
+
     /// Compiles an already-parsed definition; errors carry no file position.
     pub fn from_def(
         def: &GraphDef,
