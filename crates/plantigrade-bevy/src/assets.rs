@@ -14,7 +14,10 @@
 //!   `default_als.ron`), syntax-checked on load; it is compiled against a rig's clips when a
 //!   character is built, once per (rig, graph) pair, and shared by every character using it
 //!   (recompiled for characters built after either file changes; built ones keep theirs).
-//!   Extension `graph.ron`; any other name loads with `load::<GraphSource>(path)`.
+//!   Extension `graph.ron`; any other name loads with `load::<GraphSource>(path)`. A
+//!   clip-role map (`ClipRoles`, extension `roles.ron`: which clip is the idle, the walk
+//!   forward, …) is a graph source too: the graph is generated from it on the rig's clips.
+//!   A user's glTF character and a roles file are enough for foot IK.
 //! - [`BoneMapAsset`]: a RON `BoneNames` (explicit bone map). Extension `bones.ron`.
 //!
 //! An entity with a [`CharacterSource`] (and a `Transform`: the spawn point and facing)
@@ -45,9 +48,10 @@ use bevy::prelude::*;
 use glam::Affine3A;
 use plantigrade::bone_map::BoneNames;
 use plantigrade::character::Character;
+use plantigrade::graph::roles::{generate_graph, ClipRoles, RolesLoadError};
 use plantigrade::graph::{GraphAsset, GraphDef, GraphLoadError, GraphProblem, SourcePos};
 use plantigrade::prelude::CharacterSettings;
-use plantigrade::{Clip, Skeleton};
+use plantigrade::{Clip, HumanoidMap, Skeleton};
 use plantigrade_gltf::{error_chain, GltfError};
 
 use crate::{attach_character, PlantigradeCharacter};
@@ -177,11 +181,14 @@ impl AssetLoader for RigLoader {
     }
 }
 
-/// A RON animation graph definition, checked for syntax; compiled against a rig's clips
-/// when a character is built.
+/// A RON animation graph definition (`*.graph.ron`), or a clip-role map (`*.roles.ron`:
+/// which of the rig's clips is the idle, the walk forward, …) to generate one from, checked
+/// for syntax; compiled against a rig's clips when a character is built.
 #[derive(Asset, TypePath, Debug, Clone)]
 pub struct GraphSource {
     source: String,
+    /// The role map, when the file is one.
+    roles: Option<ClipRoles>,
 }
 
 impl GraphSource {
@@ -190,9 +197,25 @@ impl GraphSource {
         &self.source
     }
 
-    /// The graph compiled against `rig`'s skeleton and clips.
+    /// The clip-role map the graph is generated from, when the file is one.
+    pub fn roles(&self) -> Option<&ClipRoles> {
+        self.roles.as_ref()
+    }
+
+    /// The graph compiled against `rig`'s skeleton and clips; from a role map, generated
+    /// on them first (bones detected, each gait at its measured speed).
     pub fn compile(&self, rig: &RigAsset) -> Result<GraphAsset, GraphLoadError> {
-        GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone())
+        let Some(roles) = &self.roles else {
+            return GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone());
+        };
+        let bones = HumanoidMap::detect(&rig.skeleton);
+        let generated = generate_graph(roles, &rig.skeleton, &bones, &rig.clips).map_err(|e| {
+            GraphLoadError {
+                pos: None,
+                problem: GraphProblem::Roles(e.to_string()),
+            }
+        })?;
+        GraphAsset::from_def(&generated.def, &rig.skeleton, rig.clips.clone())
     }
 }
 
@@ -206,6 +229,9 @@ pub enum RonLoadError {
     /// Syntax or a field that does not fit the format, with its line and column.
     #[error("'{path}': {}", error_chain(error))]
     Syntax { path: String, error: GraphLoadError },
+    /// A clip-role map that does not parse or names no idle or no forward gait.
+    #[error("'{path}': {}", error_chain(error))]
+    Roles { path: String, error: RolesLoadError },
 }
 
 async fn read_text(
@@ -247,13 +273,25 @@ impl AssetLoader for GraphLoader {
         load_context: &mut LoadContext<'_>,
     ) -> Result<GraphSource, RonLoadError> {
         let source = read_text(reader, load_context).await?;
+        let path = load_context.path().to_string();
         // Syntax now (a load error, logged by Bevy); clips and bones when compiled.
-        parse_ron::<GraphDef>(&source, load_context.path().to_string())?;
-        Ok(GraphSource { source })
+        if path.ends_with(".roles.ron") {
+            let roles = ClipRoles::from_ron(&source)
+                .map_err(|error| RonLoadError::Roles { path, error })?;
+            return Ok(GraphSource {
+                source,
+                roles: Some(roles),
+            });
+        }
+        parse_ron::<GraphDef>(&source, path)?;
+        Ok(GraphSource {
+            source,
+            roles: None,
+        })
     }
 
     fn extensions(&self) -> &[&str] {
-        &["graph.ron"]
+        &["graph.ron", "roles.ron"]
     }
 }
 

@@ -64,14 +64,37 @@ fn walk_forward(mut q: Query<&mut CharacterIntent>) {
     }
 }
 
-/// The UAL rig, its graph and bone map through the AssetServer.
-fn ual_source(app: &App) -> CharacterSource {
+/// The asset source the tests register at the repository's example role maps.
+const EXAMPLES: &str = "pg-examples";
+
+/// How the UAL character is described to the AssetServer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum UalFiles {
+    /// The hand-written graph and bone map in this crate's `assets/`.
+    GraphAndBoneMap,
+    /// Only the repository's example role map: graph generated, bones detected.
+    Roles,
+}
+
+/// The UAL rig and its graph (and bone map) through the AssetServer.
+fn ual_source(app: &App, files: UalFiles) -> CharacterSource {
     let server = app.world().resource::<AssetServer>();
-    CharacterSource::new(
-        server.load::<RigAsset>(format!("{RIGS}://{UAL}")),
-        server.load::<GraphSource>("ual_als.graph.ron"),
-    )
-    .with_bone_map(server.load::<BoneMapAsset>("ual.bones.ron"))
+    let rig = server.load::<RigAsset>(format!("{RIGS}://{UAL}"));
+    match files {
+        UalFiles::GraphAndBoneMap => {
+            CharacterSource::new(rig, server.load::<GraphSource>("ual_als.graph.ron"))
+                .with_bone_map(server.load::<BoneMapAsset>("ual.bones.ron"))
+        }
+        UalFiles::Roles => CharacterSource::new(
+            rig,
+            server.load::<GraphSource>(format!("{EXAMPLES}://ual.roles.ron")),
+        ),
+    }
+}
+
+/// The repository's `examples/characters` folder.
+fn examples_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/characters")
 }
 
 fn status(app: &App, entity: Entity) -> CharacterSourceStatus {
@@ -124,14 +147,15 @@ struct Walk {
 /// Builds the UAL character on `section` and walks it for `seconds`, checking every stance
 /// foot (locked, full contact, locked the tick before) on the joint entities'
 /// `GlobalTransform`s against the course's true ground.
-fn walk_ual(rigs: &Path, section: &str, seconds: f64) -> Walk {
+fn walk_ual(rigs: &Path, section: &str, seconds: f64, files: UalFiles) -> Walk {
     let course = Course::default_course();
-    let mut app = app(&[(RIGS, rigs)]);
+    let examples = examples_dir();
+    let mut app = app(&[(RIGS, rigs), (EXAMPLES, &examples)]);
     for collider in common::course_colliders(&course) {
         app.world_mut().spawn(collider);
     }
     let spawn = course.section(section).unwrap().spawn_world;
-    let source = ual_source(&app);
+    let source = ual_source(&app, files);
     let entity = app
         .world_mut()
         .spawn((source, Transform::from_translation(spawn)))
@@ -209,7 +233,7 @@ fn walk_ual(rigs: &Path, section: &str, seconds: f64) -> Walk {
     }
     assert_eq!(last, target, "the character ticked");
     walk.stance_mean_m = sum / walk.stance_foot_ticks.max(1) as f32;
-    eprintln!("UAL from assets, {section}, {seconds} s walk: {walk:?}");
+    eprintln!("UAL from assets ({files:?}), {section}, {seconds} s walk: {walk:?}");
     walk
 }
 
@@ -218,7 +242,13 @@ fn ual_rig_from_assets_walks_the_flat_lane() {
     let Some(path) = plantigrade_test_assets::require(UAL) else {
         return;
     };
-    assert_walked_planted(&walk_ual(path.parent().unwrap(), "flat", 5.0));
+    let walk = walk_ual(
+        path.parent().unwrap(),
+        "flat",
+        5.0,
+        UalFiles::GraphAndBoneMap,
+    );
+    assert_walked_planted(&walk);
 }
 
 #[test]
@@ -226,7 +256,24 @@ fn ual_rig_from_assets_climbs_the_stairs() {
     let Some(path) = plantigrade_test_assets::require(UAL) else {
         return;
     };
-    assert_walked_planted(&walk_ual(path.parent().unwrap(), "stairs_20cm", 6.0));
+    let walk = walk_ual(
+        path.parent().unwrap(),
+        "stairs_20cm",
+        6.0,
+        UalFiles::GraphAndBoneMap,
+    );
+    assert_walked_planted(&walk);
+}
+
+/// Issue 17 item 10: a user's glTF character and a roles file, nothing else (graph
+/// generated on its clips, bones detected), spawns with foot IK and climbs the stairs.
+#[test]
+fn ual_rig_with_only_a_roles_file_climbs_the_stairs_with_foot_ik() {
+    let Some(path) = plantigrade_test_assets::require(UAL) else {
+        return;
+    };
+    let walk = walk_ual(path.parent().unwrap(), "stairs_20cm", 6.0, UalFiles::Roles);
+    assert_walked_planted(&walk);
 }
 
 /// No NaN, over 4 m forward, and every one of over 60 stance foot-ticks within 2 cm of its
@@ -256,7 +303,7 @@ fn joints_bind_to_a_named_hierarchy_without_duplicates() {
         Collider::cuboid(50.0, 0.5, 50.0),
     ));
     // ByName waits for the scene: none yet.
-    let source = ual_source(&app).with_joints(JointBinding::ByName);
+    let source = ual_source(&app, UalFiles::GraphAndBoneMap).with_joints(JointBinding::ByName);
     let entity = app
         .world_mut()
         .spawn((source, Transform::from_xyz(1.0, 0.0, 2.0)))
@@ -513,6 +560,16 @@ fn bad_files_fail_on_the_entity_without_panicking() {
         "(pelvis: Some(\"no_such_joint\"))",
     )
     .unwrap();
+    std::fs::write(
+        dir.join("broken.roles.ron"),
+        "ClipRoles(idle: \"Idle\", wlak: 1)",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("unknown_clip.roles.ron"),
+        "ClipRoles(idle: \"Idle\", walk_forward: \"Stroll\")",
+    )
+    .unwrap();
     let mut app = app(&[("pg-tmp", dir.as_path())]);
     let server = app.world().resource::<AssetServer>().clone();
     let rig = || server.load::<RigAsset>("pg-tmp://mannequin.glb");
@@ -548,6 +605,14 @@ fn bad_files_fail_on_the_entity_without_panicking() {
             CharacterSource::new(rig(), graph())
                 .with_bone_map(server.load("pg-tmp://unknown_bone.bones.ron")),
         ),
+        (
+            "broken roles",
+            CharacterSource::new(rig(), server.load("pg-tmp://broken.roles.ron")),
+        ),
+        (
+            "roles naming an unknown clip",
+            CharacterSource::new(rig(), server.load("pg-tmp://unknown_clip.roles.ron")),
+        ),
     ];
     let entities: Vec<(&str, Entity)> = cases
         .into_iter()
@@ -581,7 +646,21 @@ fn bad_files_fail_on_the_entity_without_panicking() {
             ("unknown bone", CharacterSourceError::Character(e)) => {
                 assert!(e.to_string().contains("no_such_joint"), "{e}");
             }
-            ("unknown clip" | "unknown bone", other) => panic!("{what}: {other:?}"),
+            ("roles naming an unknown clip", CharacterSourceError::Graph { source, .. }) => {
+                assert!(source.to_string().contains("Stroll"), "{source}");
+            }
+            ("broken roles", CharacterSourceError::Load { reason, .. }) => {
+                assert!(
+                    reason.contains("wlak") && reason.contains("line 1"),
+                    "{reason}"
+                );
+            }
+            (
+                "unknown clip" | "unknown bone" | "roles naming an unknown clip" | "broken roles",
+                other,
+            ) => {
+                panic!("{what}: {other:?}")
+            }
             (_, CharacterSourceError::Load { reason, .. }) => {
                 assert!(!reason.is_empty() && !reason.contains('\n'), "{reason}");
             }

@@ -49,8 +49,7 @@ pub struct FootQuality {
     /// (numpy's default: rank `0.95·(n−1)`) (mm).
     pub float_p95_mm: f32,
     /// QUAL-3, mean over stances of at least [`MIN_STANCE_TICKS`] ticks of each stance's drift:
-    /// the largest horizontal distance of the ball point from where it was on the stance's
-    /// first tick (mm).
+    /// how far the sole point on the ground slid (see [`StanceDrift::drift_m`]) (mm).
     pub planted_drift_mean_mm: f32,
     /// QUAL-3, the largest drift of any stance (mm).
     pub planted_drift_max_mm: f32,

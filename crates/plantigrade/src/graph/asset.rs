@@ -61,6 +61,10 @@ pub enum GraphProblem {
     },
     #[error("graph nests deeper than {0} levels")]
     TooDeep(usize),
+    /// A graph generated from a clip-role map could not be made (see
+    /// [`super::roles::GenerateError`]).
+    #[error("from the role map: {0}")]
+    Roles(String),
 }
 
 /// A graph that failed to load: the problem and where it is in the file.
