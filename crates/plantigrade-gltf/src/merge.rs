@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use plantigrade::foot_contacts::{add_derived_foot_contacts, ClipContacts, FootContactConfig};
-use plantigrade::{Clip, HumanoidMap, JointTracks, Skeleton};
+use plantigrade::{HumanoidMap, JointTracks, Skeleton};
 
 use crate::error::GltfError;
 use crate::import::{
@@ -191,7 +191,7 @@ impl ImportedAsset {
                     }),
                 }
             }
-            added.push(rebuilt(&clip, tracks)?);
+            added.push(clip.with_joint_tracks(tracks));
         }
 
         let added = if options.foot_contacts {
@@ -260,32 +260,4 @@ fn match_joints(asset: &Skeleton, file: &Skeleton) -> Result<Vec<Option<usize>>,
         }
     }
     Ok(map)
-}
-
-/// `clip` over new joint tracks, keeping its duration, looping, curves, events and authored
-/// velocity.
-fn rebuilt(clip: &Clip, tracks: Vec<JointTracks>) -> Result<Clip, GltfError> {
-    let bad = |reason: String| GltfError::BadMetadata {
-        animation: clip.name().to_string(),
-        reason,
-    };
-    let mut out = Clip::new(clip.name(), Some(clip.duration_s()), tracks)
-        .map_err(|e| bad(e.to_string()))?
-        .with_looping(clip.is_looping());
-    for curve in clip.curves() {
-        out = out
-            .with_curve(curve.clone())
-            .map_err(|e| bad(e.to_string()))?;
-    }
-    for event in clip.events() {
-        out = out
-            .with_event(event.name.clone(), event.time_s)
-            .map_err(|e| bad(e.to_string()))?;
-    }
-    if let Some(v) = clip.authored_velocity_model_m_s() {
-        out = out
-            .with_authored_velocity(v)
-            .map_err(|e| bad(e.to_string()))?;
-    }
-    Ok(out)
 }

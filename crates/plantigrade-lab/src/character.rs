@@ -374,11 +374,13 @@ mod tests {
         }
     }
 
-    fn predictive() -> RunOptions {
-        RunOptions {
+    /// `names` run by `actor` at 60 Hz, predictive foot IK only.
+    fn predictive_runs(names: &[String], course: &Course, actor: &Actor) -> Vec<ScenarioResult> {
+        let options = RunOptions {
             modes: vec![FootIkMode::Predictive],
             ..RunOptions::default()
-        }
+        };
+        run_all(names, course, actor, 60.0, &options).unwrap()
     }
 
     fn result(name: &str, float_p95_mm: f32, drift_mm: f32) -> ScenarioResult {
@@ -433,15 +435,8 @@ mod tests {
         assert!((actor.scale - 1.0).abs() < 0.01, "size {}", actor.scale);
         let course = Course::default_course();
         let names = ["stairs_up_15cm_walk".to_string(), "flat_run".to_string()];
-        let theirs = run_all(&names, &course, &actor, 60.0, &predictive()).unwrap();
-        let ours = run_all(
-            &names,
-            &course,
-            &Actor::mannequin().unwrap(),
-            60.0,
-            &predictive(),
-        )
-        .unwrap();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
         for (a, b) in theirs.iter().zip(&ours) {
             let (fa, fb) = (&a.metrics.foot, &b.metrics.foot);
             for (what, x, y) in [
@@ -481,14 +476,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let reference = run_all(
-            &names,
-            &course,
-            &Actor::mannequin().unwrap(),
-            60.0,
-            &predictive(),
-        )
-        .unwrap();
+        let reference = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
         for size in [0.56, 1.67] {
             let (skeleton, clips) =
                 plantigrade::rig_scale::resize_rig(&m.skeleton, &m.clips, size).unwrap();
@@ -509,7 +497,7 @@ mod tests {
                 settings,
                 scale,
             };
-            let runs = run_all(&names, &course, &actor, 60.0, &predictive()).unwrap();
+            let runs = predictive_runs(&names, &course, &actor);
             for (a, b) in runs.iter().zip(&reference) {
                 let (fa, fb) = (&a.metrics.foot, &b.metrics.foot);
                 let ratio = a.metrics.mean_speed_m_s / b.metrics.mean_speed_m_s;
@@ -600,15 +588,8 @@ mod tests {
             })
             .collect();
         assert_eq!(names.len(), 12);
-        let theirs = run_all(&names, &course, &actor, 60.0, &predictive()).unwrap();
-        let ours = run_all(
-            &names,
-            &course,
-            &Actor::mannequin().unwrap(),
-            60.0,
-            &predictive(),
-        )
-        .unwrap();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
         let rows = judge(&theirs, &ours, actor.scale);
         let failed = failures(&actor, &rows);
         // Known, not yet looked into: walking up the 20 cm flight, UAL's float p95 is

@@ -515,6 +515,27 @@ impl Clip {
         &self.joints
     }
 
+    /// This clip over other joint tracks (one entry per joint of the skeleton they are
+    /// for: a rig resized, remapped or with a joint removed), its name, duration, looping,
+    /// curves, events and authored velocity kept.
+    pub fn with_joint_tracks(&self, joints: Vec<JointTracks>) -> Clip {
+        Clip {
+            name: self.name.clone(),
+            duration_s: self.duration_s,
+            looping: self.looping,
+            joints,
+            curves: self.curves.clone(),
+            events: self.events.clone(),
+            authored_velocity_model_m_s: self.authored_velocity_model_m_s,
+        }
+    }
+
+    /// This clip with no authored velocity (as a third-party clip comes).
+    pub fn without_authored_velocity(mut self) -> Clip {
+        self.authored_velocity_model_m_s = None;
+        self
+    }
+
     pub fn curves(&self) -> &[FloatCurve] {
         &self.curves
     }

@@ -181,18 +181,11 @@ fn resize_clip(clip: &Clip, factor: f32) -> Result<Clip, ClipError> {
             })
         })
         .collect::<Result<Vec<_>, ClipError>>()?;
-    let mut resized =
-        Clip::new(clip.name(), Some(clip.duration_s()), joints)?.with_looping(clip.is_looping());
-    for curve in clip.curves() {
-        resized = resized.with_curve(curve.clone())?;
+    let resized = clip.with_joint_tracks(joints);
+    match clip.authored_velocity_model_m_s() {
+        Some(velocity) => resized.with_authored_velocity(velocity * factor),
+        None => Ok(resized),
     }
-    for event in clip.events() {
-        resized = resized.with_event(event.name.clone(), event.time_s)?;
-    }
-    if let Some(velocity) = clip.authored_velocity_model_m_s() {
-        resized = resized.with_authored_velocity(velocity * factor)?;
-    }
-    Ok(resized)
 }
 
 fn scaled_motion(

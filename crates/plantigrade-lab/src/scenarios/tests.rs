@@ -355,7 +355,7 @@ fn quaternius_figures_against_the_mannequin() {
 fn batched_probes_one_tick_late_stay_within_targets() {
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
-    let graph = graph();
+    let actor = Actor::mannequin().unwrap();
     for name in [
         "flat_walk",
         "ramp_20_up_walk",
@@ -364,25 +364,9 @@ fn batched_probes_one_tick_late_stay_within_targets() {
     ] {
         let scenario = named(name);
         let mut setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
-        let (now, _) = run_scenario(
-            scenario,
-            &course,
-            &world,
-            &Actor::with_graph(graph.clone()),
-            60.0,
-            setup,
-        )
-        .unwrap();
+        let (now, _) = run_scenario(scenario, &course, &world, &actor, 60.0, setup).unwrap();
         setup.probes = ProbeTiming::Batched;
-        let (late, _) = run_scenario(
-            scenario,
-            &course,
-            &world,
-            &Actor::with_graph(graph.clone()),
-            60.0,
-            setup,
-        )
-        .unwrap();
+        let (late, _) = run_scenario(scenario, &course, &world, &actor, 60.0, setup).unwrap();
         let (a, b) = (now.metrics.foot, late.metrics.foot);
         assert!(b.penetration_mean_mm <= 5.0, "{name}: {b:?}");
         assert!(b.penetration_max_mm <= 20.0, "{name}: {b:?}");
@@ -409,23 +393,16 @@ fn batched_probes_one_tick_late_stay_within_targets() {
 fn tilt_metrics_agree_at_30_60_and_144_hz() {
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
-    let graph = graph();
+    let actor = Actor::mannequin().unwrap();
     for name in ["ramp_20_up_walk", "cross_slope_20_walk", "pebbles_walk"] {
         let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
         let at = |hz: f32| {
-            run_scenario(
-                scenario,
-                &course,
-                &world,
-                &Actor::with_graph(graph.clone()),
-                hz,
-                setup,
-            )
-            .unwrap()
-            .0
-            .metrics
-            .tilt
+            run_scenario(scenario, &course, &world, &actor, hz, setup)
+                .unwrap()
+                .0
+                .metrics
+                .tilt
         };
         let reference = at(60.0);
         for hz in [30.0, 144.0] {
@@ -465,19 +442,11 @@ fn unknown_scenario_is_an_error() {
 fn query_mover_passes_the_movement_checks_of_stairs_steep_ramp_and_wall() {
     let course = Course::default_course();
     let world = RapierWorld::from_course(&course).unwrap();
-    let graph = graph();
+    let actor = Actor::mannequin().unwrap();
     for name in ["stairs_up_20cm_walk", "ramp_50_blocked", "wall_push"] {
         let scenario = named(name);
         let setup = Setup::new(FootIkMode::Predictive, TiltMode::On).with_mover(Mover::Queries);
-        let (result, _) = run_scenario(
-            scenario,
-            &course,
-            &world,
-            &Actor::with_graph(graph.clone()),
-            60.0,
-            setup,
-        )
-        .unwrap();
+        let (result, _) = run_scenario(scenario, &course, &world, &actor, 60.0, setup).unwrap();
         assert_eq!(result.mover, "queries");
         let failed: Vec<_> = result
             .checks

@@ -132,15 +132,8 @@ pub fn remove_travel(clip: &Clip, joint: usize) -> Result<Clip, ClipError> {
             })
         })
         .collect::<Result<Vec<_>, ClipError>>()?;
-    let mut in_place =
-        Clip::new(clip.name(), Some(clip.duration_s()), joints)?.with_looping(clip.is_looping());
-    for curve in clip.curves() {
-        in_place = in_place.with_curve(curve.clone())?;
-    }
-    for event in clip.events() {
-        in_place = in_place.with_event(event.name.clone(), event.time_s)?;
-    }
-    in_place.with_authored_velocity(clip.authored_velocity_model_m_s().unwrap_or(velocity))
+    clip.with_joint_tracks(joints)
+        .with_authored_velocity(clip.authored_velocity_model_m_s().unwrap_or(velocity))
 }
 
 /// `track` minus `velocity × t`: each value at its key time, and for a cubic spline each
@@ -269,25 +262,7 @@ pub(crate) fn without_first_joint(skeleton: &Skeleton, clips: &[Clip]) -> (Skele
     let skeleton = Skeleton::new(joints).unwrap();
     let clips = clips
         .iter()
-        .map(|clip| {
-            let mut c = Clip::new(
-                clip.name(),
-                Some(clip.duration_s()),
-                clip.joint_tracks()[1..].to_vec(),
-            )
-            .unwrap()
-            .with_looping(clip.is_looping());
-            for curve in clip.curves() {
-                c = c.with_curve(curve.clone()).unwrap();
-            }
-            for e in clip.events() {
-                c = c.with_event(e.name.clone(), e.time_s).unwrap();
-            }
-            match clip.authored_velocity_model_m_s() {
-                Some(v) => c.with_authored_velocity(v).unwrap(),
-                None => c,
-            }
-        })
+        .map(|clip| clip.with_joint_tracks(clip.joint_tracks()[1..].to_vec()))
         .collect();
     (skeleton, clips)
 }

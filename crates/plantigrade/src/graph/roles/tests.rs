@@ -39,20 +39,7 @@ ClipRoles(
 
 /// The clip with its motion and curves but no authored velocity: a third-party clip.
 fn without_velocity(clip: &Clip) -> Clip {
-    let mut bare = Clip::new(
-        clip.name(),
-        Some(clip.duration_s()),
-        clip.joint_tracks().to_vec(),
-    )
-    .unwrap()
-    .with_looping(clip.is_looping());
-    for curve in clip.curves() {
-        bare = bare.with_curve(curve.clone()).unwrap();
-    }
-    for event in clip.events() {
-        bare = bare.with_event(event.name.clone(), event.time_s).unwrap();
-    }
-    bare
+    clip.clone().without_authored_velocity()
 }
 
 fn locomotion_samples(def: &crate::graph::GraphDef) -> Vec<(String, (f32, f32))> {

@@ -109,14 +109,27 @@ fn tick_swung(
     right_hip_rad: f32,
     right_knee_rad: f32,
 ) -> [f32; 2] {
+    tick_posed(r, world, input, |r| {
+        let chain = r.ik.rig().legs[1].chain;
+        // The mannequin's rest rotations are identity: a turn about -X swings the leg
+        // forward, about +X bends the knee back.
+        r.pose.local_mut()[chain.thigh].rotation *= Quat::from_rotation_x(-right_hip_rad);
+        r.pose.local_mut()[chain.calf].rotation *= Quat::from_rotation_x(right_knee_rad);
+    })
+}
+
+/// One tick on the Idle pose as `shape` changes it; returns each foot's lowest sole point
+/// (world y).
+fn tick_posed(
+    r: &mut Rig,
+    world: &dyn SpatialQueries,
+    input: &FootIkInput,
+    shape: impl FnOnce(&mut Rig),
+) -> [f32; 2] {
     let idle = r.mannequin.clip("Idle").unwrap();
     idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
         .unwrap();
-    let chain = r.ik.rig().legs[1].chain;
-    // The mannequin's rest rotations are identity: a turn about -X swings the leg
-    // forward, about +X bends the knee back.
-    r.pose.local_mut()[chain.thigh].rotation *= Quat::from_rotation_x(-right_hip_rad);
-    r.pose.local_mut()[chain.calf].rotation *= Quat::from_rotation_x(right_knee_rad);
+    shape(r);
     local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
     let animated = r.ik.rig().animated_feet(&r.model);
     let requests = r.ik.plan_probes(input, &animated);
@@ -828,26 +841,11 @@ fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
     let mut r = rig(FootIkMode::Predictive);
     let planted = input(Vec3::ZERO, 1.0);
     let heel_world = |r: &mut Rig, toes_up_rad: f32| {
-        let idle = r.mannequin.clip("Idle").unwrap();
-        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut r.pose)
-            .unwrap();
-        let foot = r.ik.rig().legs[1].chain.foot;
-        // A turn about -X lifts the toes (the mannequin's rest rotations are identity).
-        r.pose.local_mut()[foot].rotation *= Quat::from_rotation_x(-toes_up_rad);
-        local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
-        let animated = r.ik.rig().animated_feet(&r.model);
-        let requests = r.ik.plan_probes(&planted, &animated);
-        let config = r.ik.config.probe;
-        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
-        r.ik.solve(
-            &planted,
-            &animated,
-            &results,
-            &r.mannequin.skeleton,
-            &mut r.pose,
-            &mut r.model,
-        )
-        .unwrap();
+        tick_posed(r, &world, &planted, |r| {
+            let foot = r.ik.rig().legs[1].chain.foot;
+            // A turn about -X lifts the toes (the mannequin's rest rotations are identity).
+            r.pose.local_mut()[foot].rotation *= Quat::from_rotation_x(-toes_up_rad);
+        });
         sole_points(r, 1).0
     };
     let struck = 25f32.to_radians();
