@@ -1,6 +1,6 @@
 //! `run --character FILE.glb`: a user's own rig through the terrain scenarios, with its own
 //! clips, bone map and graph, its settings scaled to its size, judged beside the mannequin
-//! on the same scenarios (issue 17): no NaN, no knee flip, stance skate ≤ 0.02,
+//! on the same scenarios (issue 17): no NaN, no knee flip, no stall, stance skate ≤ 0.02,
 //! penetration mean ≤ 5 mm (× its size when bigger than the mannequin), float p95 and
 //! planted drift within twice the mannequin's.
 
@@ -224,6 +224,13 @@ pub fn judge(
                         "{:.1} mm (≤ {pen_max_mm:.1}: 5 mm × size {size:.2})",
                         f.penetration_mean_mm
                     ),
+                ),
+                // Held up at a riser or a ramp's foot with the stick held (the scenarios'
+                // own not_stuck).
+                Check::new(
+                    "not_stuck",
+                    m.longest_stall_s < 1.0,
+                    format!("longest stall {:.2} s (< 1)", m.longest_stall_s),
                 ),
                 // A run that stops short has measured less ground than the mannequin.
                 Check::new(

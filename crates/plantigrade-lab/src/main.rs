@@ -145,9 +145,9 @@ fn run_scenarios_per_mover(
 struct CharacterArgs {
     /// Run a glTF character (its skeleton and clips) instead of the mannequin. `run` takes
     /// it over the terrain scenarios unless named, beside the mannequin on the same runs;
-    /// `--check` then judges it by issue 17's bar (no NaN, no knee flip, stance skate ≤
-    /// 0.02, penetration mean ≤ 5 mm (× its size when bigger than the mannequin), float
-    /// p95 and drift within twice the mannequin's).
+    /// `--check` then judges it by issue 17's bar (no NaN, no knee flip, no stall of 1 s,
+    /// stance skate ≤ 0.02, penetration mean ≤ 5 mm (× its size when bigger than the
+    /// mannequin), float p95 and drift within twice the mannequin's).
     #[arg(long, value_name = "FILE.glb")]
     character: Option<PathBuf>,
     /// The character's bones (RON `BoneNames`, as `inspect --write-bone-map` writes);
