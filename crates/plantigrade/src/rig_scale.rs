@@ -1,12 +1,13 @@
 //! Characters of any size: the settings' lengths and speeds follow the rig's leg length, so
 //! a 1 m rig and a 3 m rig behave like the mannequin scaled (issue 17, item 7).
 //!
-//! A scaled mannequin plays the same clips at the same rate, so its lengths (capsule, step
-//! height, probe reach, lock and placement distances) and its gait speeds and accelerations
-//! scale with its size. Gravity is the world's, not the character's: a jump rises `factor`
-//! times as high with `√factor` times the take-off speed, and a fall from `factor` times
-//! the height lands `√factor` times as fast. Rates (1/s), angles, times and fractions do not
-//! change.
+//! A scaled mannequin plays the same clips at the same rate, so its lengths (capsule, probe
+//! reach, lock and placement distances) and its gait speeds and accelerations scale with
+//! its size. The step it climbs and the drop it snaps down grow with a bigger rig but do not
+//! shrink below the mannequin's: levels keep human stairs whoever walks them. Gravity is the
+//! world's, not the character's: a jump rises `factor` times as high with `√factor` times
+//! the take-off speed, and a fall from `factor` times the height lands `√factor` times as
+//! fast. Rates (1/s), angles, times and fractions do not change.
 
 use crate::bone_map::HumanoidMap;
 use crate::clip::{Clip, ClipError, JointTracks, Track};
@@ -210,9 +211,14 @@ fn scaled_motion(
     c.stand_capsule = scaled_capsule(config.stand_capsule, length);
     c.crouch_capsule = scaled_capsule(config.crouch_capsule, length);
     let m = &mut c.move_limits;
-    m.step_height_m = m.step_height_m.map(|h| h * length);
+    // How high a step the capsule climbs and how far it snaps down are about the level as
+    // much as the body: levels are built with human stairs (15–20 cm), and a character half
+    // the mannequin's size that could not step 20 cm stalls at every riser going up and
+    // falls (Jump) off every tread going down. They grow with a bigger rig only.
+    let level = length.max(1.0);
+    m.step_height_m = m.step_height_m.map(|h| h * level);
     m.step_min_width_m *= length;
-    m.snap_to_ground_m = m.snap_to_ground_m.map(|d| d * length);
+    m.snap_to_ground_m = m.snap_to_ground_m.map(|d| d * level);
     // The skin is numerical room between capsule and world, not part of the body.
     c
 }
@@ -271,9 +277,17 @@ mod tests {
             h.stand_capsule.radius_m,
             0.5 * m.stand_capsule.radius_m
         ));
+        // The step and the snap keep the level's human stairs for a smaller rig...
+        assert_eq!(h.move_limits.step_height_m, m.move_limits.step_height_m);
+        assert_eq!(
+            h.move_limits.snap_to_ground_m,
+            m.move_limits.snap_to_ground_m
+        );
+        // ...and grow with a bigger one.
+        let double = base.scaled(2.0).unwrap().motion;
         assert!(close(
-            h.move_limits.step_height_m.unwrap(),
-            0.5 * m.move_limits.step_height_m.unwrap()
+            double.move_limits.step_height_m.unwrap(),
+            2.0 * m.move_limits.step_height_m.unwrap()
         ));
         assert!(close(h.run_speed_m_s, 0.5 * m.run_speed_m_s));
         assert!(close(
