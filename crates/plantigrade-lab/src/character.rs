@@ -50,14 +50,10 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     let options = ImportOptions::default()
         .with_skin_vertices(true)
         .with_foot_contacts(false);
-    let mut asset = plantigrade_gltf::load_path_with(file, options)
-        .with_context(|| format!("loading {}", file.display()))?;
-    for more in &files.clips {
-        let added = asset
-            .add_clips_from_path(more, options)
-            .with_context(|| format!("adding the clips of {}", more.display()))?;
-        crate::graph_cmd::print_added(more, &added);
-    }
+    let paths: Vec<PathBuf> = std::iter::once(file.clone())
+        .chain(files.clips.iter().cloned())
+        .collect();
+    let asset = crate::graph_cmd::load_clips_with(&paths, options)?;
     let skeleton = &asset.skeleton;
     let mut map = match &names {
         Some(names) => HumanoidMap::from_names(skeleton, names).with_context(|| {

@@ -138,15 +138,23 @@ fn files_label(files: &[PathBuf]) -> String {
 /// The first file's skeleton and clips, with every other file's clips added to it (same
 /// rig, joints matched by name), and what was skipped on the way.
 pub(crate) fn load_clips(files: &[PathBuf]) -> anyhow::Result<ImportedAsset> {
+    load_clips_with(files, ImportOptions::default())
+}
+
+/// [`load_clips`] with every file imported with `options`.
+pub(crate) fn load_clips_with(
+    files: &[PathBuf],
+    options: ImportOptions,
+) -> anyhow::Result<ImportedAsset> {
     let (first, rest) = files
         .split_first()
         .context("no clips file given (--clips FILE.glb)")?;
-    let mut asset = plantigrade_gltf::load_path(first)
+    let mut asset = plantigrade_gltf::load_path_with(first, options)
         .with_context(|| format!("loading {}", first.display()))?;
     crate::inspect::print_skipped(&asset);
     for path in rest {
         let added = asset
-            .add_clips_from_path(path, ImportOptions::default())
+            .add_clips_from_path(path, options)
             .with_context(|| format!("adding the clips of {}", path.display()))?;
         print_added(path, &added);
     }
@@ -160,7 +168,7 @@ pub(crate) fn load_clips(files: &[PathBuf]) -> anyhow::Result<ImportedAsset> {
     Ok(asset)
 }
 
-pub(crate) fn print_added(path: &Path, added: &AddedClips) {
+fn print_added(path: &Path, added: &AddedClips) {
     println!("{}: {} clips added", path.display(), added.added.len());
     if !added.duplicates.is_empty() {
         println!(
