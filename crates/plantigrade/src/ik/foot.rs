@@ -482,6 +482,28 @@ pub fn other_surface(result: &FootProbeResult, source: SupportSource) -> Option<
     lower_plane_if_concave(result.heel?, result.toe?)
 }
 
+/// On a convex crest the heel and toe probes straddle (a bump, a pebble, a ramp's top;
+/// not a riser), the lower hit's tangent plane. [`SupportSource::Edge`] fits the higher
+/// hit's plane alone, which carried over the lower side holds that sole point in the air
+/// (a ball 3 cm over a pebble's flank through a whole stance). Each tangent plane of a
+/// convex surface lies above it, so the lower of the two under each sole point sets it on
+/// its own side without sinking it. `None` for any other fit.
+pub fn crest_surface(result: &FootProbeResult, source: SupportSource) -> Option<SupportPlane> {
+    let (heel, toe) = (result.heel?, result.toe?);
+    if source != SupportSource::Edge || result.riser || same_slope(heel, toe) {
+        return None;
+    }
+    if lower_plane_if_concave(heel, toe).is_some() {
+        return None;
+    }
+    let lower = if toe.point.y >= heel.point.y {
+        heel
+    } else {
+        toe
+    };
+    SupportPlane::through(lower.point, lower.normal)
+}
+
 /// The plane of one side of a step the heel and toe probes straddle: the toe's tread
 /// (`toward_toe`) or the heel's.
 pub fn tread_plane(result: &FootProbeResult, toward_toe: bool) -> Option<SupportPlane> {
@@ -767,6 +789,14 @@ mod tests {
             fit_support_plane(&crest, &config).unwrap().1,
             SupportSource::Edge
         );
+        // ...and the ramp as the crest plane: the heel on the ramp, not held over it on the
+        // top carried back. The lower envelope of the two never dips below either hit.
+        let source = fit_support_plane(&crest, &config).unwrap().1;
+        let ramp = crest_surface(&crest, source).unwrap();
+        assert!((ramp.height_at(0.0, 0.0) - 1.47).abs() < 1e-5);
+        assert!(ramp.height_at(0.0, 0.2) > 1.50);
+        // A step is no crest: the foot stays on the tread it has (going down, above).
+        assert!(crest_surface(&r, fit_support_plane(&r, &config).unwrap().1).is_none());
         // The foot of the same ramp (flat under the heel, ramp under the toe): a concave
         // crease, the plane through both hits so heel and toe both touch.
         let foot_of_ramp = FootProbeResult {

@@ -21,7 +21,7 @@ pub mod two_bone;
 
 pub use feet_gap::{feet_distance_m, segment_distance_m};
 pub use foot::{
-    fit_support_plane, other_surface, run_foot_probe, FootIkMode, FootProbeRequest,
+    crest_surface, fit_support_plane, other_surface, run_foot_probe, FootIkMode, FootProbeRequest,
     FootProbeResult, ProbeConfig, SupportPlane, SupportSource,
 };
 pub use landing::{Landing, LandingPoses};

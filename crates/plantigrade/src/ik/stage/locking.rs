@@ -235,6 +235,7 @@ pub(super) fn hold_ball(
                     plane = tread;
                     state.ground.plane = Some(tread);
                     state.ground.second_plane = None;
+                    state.ground.crest_plane = None;
                 }
                 pinned + shift
             }

@@ -235,6 +235,9 @@ pub(super) fn ankle_height_m(
         if let Some(second) = state.ground.second_plane {
             ground = ground.max(second.height_at(at.x, at.y));
         }
+        if let Some(crest) = state.ground.crest_plane {
+            ground = ground.min(crest.height_at(at.x, at.y));
+        }
         ground
     };
     let mut ankle_y = f32::MIN;

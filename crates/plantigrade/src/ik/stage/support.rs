@@ -6,7 +6,8 @@ use glam::{Vec2, Vec3};
 
 use super::{ease, lerp, FootIkConfig, FootState, FootTick, Tick, LANDING_TIME_CONSTANTS};
 use crate::ik::foot::{
-    fit_support_plane, other_surface, tread_plane, FootProbeResult, SupportPlane, SupportSource,
+    crest_surface, fit_support_plane, other_surface, tread_plane, FootProbeResult, SupportPlane,
+    SupportSource,
 };
 use crate::math::damp_share;
 
@@ -23,6 +24,9 @@ pub(super) struct Ground {
     pub(super) plane_ahead_m: f32,
     /// On an edge, the lower surface's plane: the sole stays above it too.
     pub(super) second_plane: Option<SupportPlane>,
+    /// On a convex crest, the lower side's plane: a sole point stands on the lower of it
+    /// and the plane (see [`crest_surface`]).
+    pub(super) crest_plane: Option<SupportPlane>,
     pub(super) source: Option<SupportSource>,
     /// Just landed, or set off an edge onto another tread: the next plane found under the
     /// foot is taken as it is (it is where the foot now stands, not noise to smooth).
@@ -54,6 +58,7 @@ pub(super) fn update_ground(
                 };
                 state.ground.source = Some(source);
                 state.ground.second_plane = other_surface(&result, source);
+                state.ground.crest_plane = crest_surface(&result, source);
                 // A swinging foot that will be set down on one tread of a step
                 // takes that tread's plane, not the higher one: a toe probe a
                 // hair past the next riser must not lift the whole foot a step.
@@ -75,6 +80,7 @@ pub(super) fn update_ground(
                     if let Some(side) = tread_plane(&result, toward_toe) {
                         plane = side;
                         state.ground.second_plane = None;
+                        state.ground.crest_plane = None;
                     }
                 }
                 // Heights are compared where the foot is going (the landing
@@ -111,6 +117,7 @@ pub(super) fn update_ground(
                 state.ground.support = ease(state.ground.support, 0.0, dt_s, config.miss_fade_s);
                 state.ground.source = None;
                 state.ground.second_plane = None;
+                state.ground.crest_plane = None;
                 moving_all_missed = !result.any_hit() && state.contact < 0.5;
             }
         }
