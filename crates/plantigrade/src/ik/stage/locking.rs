@@ -6,7 +6,7 @@
 use glam::{Quat, Vec2};
 
 use super::support::tread_shift;
-use super::{FootIkConfig, FootIkInput, FootState, FootTick, Tick};
+use super::{AnimatedFoot, FootIkConfig, FootIkInput, FootState, FootTick, Tick};
 use crate::ik::foot::{tread_plane, FootIkMode, SupportPlane, SupportSource};
 use crate::ik::lock::{FootLock, LockInput};
 
@@ -23,6 +23,9 @@ const SETTLE_HEEL_MAX_SPEED_M_S: f32 = 0.5;
 const HEEL_STRIKE_M: f32 = 0.03;
 /// Above this body speed (m/s, between a walk and a run) a foot is pinned on its ball.
 const HEEL_STRIKE_MAX_SPEED_M_S: f32 = 2.5;
+/// Above that speed, a heel this much lower than the ball still strikes first (m): a
+/// heel-striking runner's (UAL's jog lands with the toes 9 cm up).
+const RUN_HEEL_STRIKE_M: f32 = 0.06;
 /// The ball this much lower than the heel has taken over (m): heel-off.
 const HEEL_OFF_M: f32 = 0.01;
 
@@ -38,6 +41,23 @@ pub(super) enum LockAnchor {
 }
 
 impl LockAnchor {
+    /// Where the ball is from this anchor (world xz) on the foot turned by `align`: nothing
+    /// for the ball itself, the aligned heel-to-ball for the heel.
+    pub(super) fn to_ball_xz(self, align: Quat, anim: &AnimatedFoot, facing: Quat) -> Vec2 {
+        match self {
+            LockAnchor::Ball => Vec2::ZERO,
+            LockAnchor::Heel => {
+                let offset = facing * (align * (anim.ball_model - anim.heel_model));
+                let offset = Vec2::new(offset.x, offset.z);
+                if offset.is_finite() {
+                    offset
+                } else {
+                    Vec2::ZERO
+                }
+            }
+        }
+    }
+
     /// The anchor for an animated foot: the heel on a heel strike, the ball from heel-off,
     /// else `self`.
     fn next(self, heel_y: f32, ball_y: f32) -> LockAnchor {
@@ -114,18 +134,7 @@ pub(super) fn hold_ball(
     // turns about (the heel from a heel strike until it lifts, else the ball: see
     // `LockAnchor`), and the ball sits ahead of it by the aligned foot's offset.
     let ball_xz = foot.ball_xz;
-    let anchor_to_ball_xz = |anchor: LockAnchor| match anchor {
-        LockAnchor::Ball => Vec2::ZERO,
-        LockAnchor::Heel => {
-            let offset = tick.facing * (align * (anim.ball_model - anim.heel_model));
-            let offset = Vec2::new(offset.x, offset.z);
-            if offset.is_finite() {
-                offset
-            } else {
-                Vec2::ZERO
-            }
-        }
-    };
+    let anchor_to_ball_xz = |anchor: LockAnchor| anchor.to_ball_xz(align, &anim, tick.facing);
     let body_speed_m_s = Vec2::new(input.velocity_world.x, input.velocity_world.z).length();
     // Which point the animation has lower over its ground (model space, before the foot
     // is turned to the plane under it, which tips a flat foot with the slope).
@@ -143,14 +152,22 @@ pub(super) fn hold_ball(
         LockAnchor::Heel if state.lock.release_progress().is_some() => LockAnchor::Ball,
         // A run's foot comes down flat or nearly, fast: its heel strike (if the clip has
         // one) lasts a tick or two, and pinning the heel then slides the ball.
-        LockAnchor::Heel if body_speed_m_s > HEEL_STRIKE_MAX_SPEED_M_S => LockAnchor::Ball,
+        // A running heel strike pronounced enough is kept from the tick it lands to
+        // heel-off, however fast the ball then comes down.
+        LockAnchor::Heel
+            if body_speed_m_s > HEEL_STRIKE_MAX_SPEED_M_S
+                && heel_y > ball_y - RUN_HEEL_STRIKE_M
+                && !(state.lock.is_locked() && state.lock_anchor == LockAnchor::Heel) =>
+        {
+            LockAnchor::Ball
+        }
         next => next,
     };
     if anchor != state.lock_anchor {
         // The held foot stays where it is: only the point that stands for it moves.
         state
             .lock
-            .rebase(anchor_to_ball_xz(state.lock_anchor) - anchor_to_ball_xz(anchor));
+            .rebase(state.lock_anchor_to_ball_xz - anchor_to_ball_xz(anchor));
         state.lock_anchor = anchor;
     }
     let to_ball = anchor_to_ball_xz(anchor);

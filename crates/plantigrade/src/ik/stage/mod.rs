@@ -535,8 +535,17 @@ impl FootIk {
             feet.alphas[i] = alpha;
             let align = align_to_plane(plane, tick.yaw_rad, alpha, &config);
             let held = hold_ball(state, &foot, plane, (align, alpha), input, tick, &config);
-            let align = turn_foot(state, align, held.foot_yaw_rad, &foot, tick.dt_s, &config);
-            let xz = ankle_xz(held.ball_xz, align, &anim, tick.facing);
+            let turned = turn_foot(state, align, held.foot_yaw_rad, &foot, tick.dt_s, &config);
+            // A foot the lock pins at its heel turns about its heel: the ball goes with
+            // the turn (held where it landed, or pitched onto a tread).
+            let mut ball_xz = held.ball_xz;
+            if state.lock.is_locked() {
+                let to_ball = state.lock_anchor.to_ball_xz(turned, &anim, tick.facing);
+                ball_xz += to_ball - state.lock_anchor_to_ball_xz;
+                state.lock_anchor_to_ball_xz = to_ball;
+            }
+            let align = turned;
+            let xz = ankle_xz(ball_xz, align, &anim, tick.facing);
             hold_planted_lift_m(state, &foot, held.landed_now, tick.dt_s);
             let (ankle_y, under_foot) = ankle_height_m(state, &foot, &held, align, xz, tick.facing);
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);

@@ -837,28 +837,60 @@ fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
     // still up in the air at contact, swung the heel along the ground instead).
     let tan = 20f32.to_radians().tan();
     let normal = Vec3::new(0.0, 1.0, -tan).normalize();
-    let world = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+    let ramp = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+    let walking = input(Vec3::ZERO, 1.0);
+    let slid_m = heel_strike_slide_m(&ramp, &walking, 0.0);
+    assert!(slid_m < 0.005, "up the ramp the heel slid {slid_m} m");
+}
+
+#[test]
+fn a_running_heel_strike_keeps_its_heel_and_a_planted_heel_turns_about_itself() {
+    // A heel-striking runner (UAL's jog lands with the toes 9 cm up) at 3.75 m/s: the
+    // heel is pinned from the tick it lands to heel-off, as a walk's is.
+    let flat = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let running = FootIkInput {
+        velocity_world: Vec3::new(0.0, 0.0, 3.75),
+        ..input(Vec3::ZERO, 1.0)
+    };
+    let slid_m = heel_strike_slide_m(&flat, &running, 0.0);
+    assert!(slid_m < 0.005, "running, the heel slid {slid_m} m");
+    // Across a 20° slope, with the animation turning the foot 10° as the sole comes
+    // down: the lock keeps the foot pointing where it landed, a turn about the pinned
+    // heel (about the ball, the heel swept 1-2 cm across the slope on every stance).
+    let tan = 20f32.to_radians().tan();
+    let normal = Vec3::new(-tan, 1.0, 0.0).normalize();
+    let cross = HeightWorld::new(move |x: f32, _| Some((x * tan, normal)));
+    let walking = input(Vec3::ZERO, 1.0);
+    let slid_m = heel_strike_slide_m(&cross, &walking, 10f32.to_radians());
+    assert!(slid_m < 0.005, "across the slope the heel slid {slid_m} m");
+}
+
+/// How far (m, world xz) the right heel moves while a heel strike (toes up 25°) comes down
+/// flat over 8 ticks, the animation turning the foot by `turn_rad` meanwhile, after 10
+/// ticks settled at the strike.
+fn heel_strike_slide_m(world: &dyn SpatialQueries, planted: &FootIkInput, turn_rad: f32) -> f32 {
     let mut r = rig(FootIkMode::Predictive);
-    let planted = input(Vec3::ZERO, 1.0);
-    let heel_world = |r: &mut Rig, toes_up_rad: f32| {
-        tick_posed(r, &world, &planted, |r| {
+    let heel_world = |r: &mut Rig, toes_up_rad: f32, yaw_rad: f32| {
+        tick_posed(r, world, planted, |r| {
             let foot = r.ik.rig().legs[1].chain.foot;
             // A turn about -X lifts the toes (the mannequin's rest rotations are identity).
-            r.pose.local_mut()[foot].rotation *= Quat::from_rotation_x(-toes_up_rad);
+            r.pose.local_mut()[foot].rotation *=
+                Quat::from_rotation_y(yaw_rad) * Quat::from_rotation_x(-toes_up_rad);
         });
         sole_points(r, 1).0
     };
     let struck = 25f32.to_radians();
-    // Settled on the ramp with the toes up: the heel has struck.
     for _ in 0..10 {
-        heel_world(&mut r, struck);
+        heel_world(&mut r, struck, 0.0);
     }
-    let start = heel_world(&mut r, struck);
-    for k in 1..=8 {
-        let heel = heel_world(&mut r, struck * (1.0 - k as f32 / 8.0));
-        let slid_m = Vec2::new(heel.x - start.x, heel.z - start.z).length();
-        assert!(slid_m < 0.005, "tick {k}: the heel slid {slid_m} m");
-    }
+    let start = heel_world(&mut r, struck, 0.0);
+    (1..=8)
+        .map(|k| {
+            let share = k as f32 / 8.0;
+            let heel = heel_world(&mut r, struck * (1.0 - share), turn_rad * share);
+            Vec2::new(heel.x - start.x, heel.z - start.z).length()
+        })
+        .fold(0.0, f32::max)
 }
 
 /// A Quaternius-like rig: an armature root scaled 100 (so joint translations are in
