@@ -48,7 +48,7 @@ use bevy::prelude::*;
 use glam::Affine3A;
 use plantigrade::bone_map::BoneNames;
 use plantigrade::character::Character;
-use plantigrade::graph::roles::{generate_graph, ClipRoles, RolesLoadError};
+use plantigrade::graph::roles::{generate_graph_at, ClipRoles, GaitSpeeds, RolesLoadError};
 use plantigrade::graph::{GraphAsset, GraphDef, GraphLoadError, GraphProblem, SourcePos};
 use plantigrade::prelude::CharacterSettings;
 use plantigrade::{Clip, HumanoidMap, Skeleton};
@@ -203,19 +203,25 @@ impl GraphSource {
     }
 
     /// The graph compiled against `rig`'s skeleton and clips; from a role map, generated
-    /// on them first (bones detected, each gait at its measured speed).
-    pub fn compile(&self, rig: &RigAsset) -> Result<GraphAsset, GraphLoadError> {
+    /// on them first (bones detected, each gait placed no slower than `gait_speeds`, the
+    /// character's, and played at the rate that matches: see [`GaitSpeeds`]).
+    pub fn compile(
+        &self,
+        rig: &RigAsset,
+        gait_speeds: GaitSpeeds,
+    ) -> Result<GraphAsset, GraphLoadError> {
         let Some(roles) = &self.roles else {
             return GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone());
         };
         let bones = HumanoidMap::detect(&rig.skeleton);
-        let generated = generate_graph(roles, &rig.skeleton, &bones, &rig.clips).map_err(|e| {
-            GraphLoadError {
-                pos: None,
-                problem: GraphProblem::Roles(e.to_string()),
-            }
-        })?;
-        GraphAsset::from_def(&generated.def, &rig.skeleton, rig.clips.clone())
+        let generated =
+            generate_graph_at(roles, &rig.skeleton, &bones, &rig.clips, Some(gait_speeds))
+                .map_err(|e| GraphLoadError {
+                    pos: None,
+                    problem: GraphProblem::Roles(e.to_string()),
+                })?;
+        let clips = generated.clips_with_measured_speeds(rig.clips.clone());
+        GraphAsset::from_def(&generated.def, &rig.skeleton, clips)
     }
 }
 
@@ -424,9 +430,14 @@ pub enum CharacterSourceError {
     Character(#[source] Box<plantigrade::character::CharacterError>),
 }
 
-/// Compiled graphs by (rig, graph source), shared by every character of the pair.
+/// Compiled graphs by (rig, graph source, gait speeds), shared by every character of the
+/// three.
 #[derive(Resource, Default)]
-struct CompiledGraphs(HashMap<(AssetId<RigAsset>, AssetId<GraphSource>), Arc<GraphAsset>>);
+struct CompiledGraphs(HashMap<CompiledKey, Arc<GraphAsset>>);
+
+/// A graph compiled for a rig, and for the gait speeds (as bits) a role map placed its
+/// gaits at.
+type CompiledKey = (AssetId<RigAsset>, AssetId<GraphSource>, [u32; 4]);
 
 /// Drops compiled graphs whose rig or graph file changed (hot reload) or is no longer
 /// used, so characters built later compile the new one. Characters already built keep
@@ -441,7 +452,7 @@ fn forget_stale_graphs(
         | AssetEvent::Removed { id }
         | AssetEvent::Unused { id } = *event
         {
-            compiled.0.retain(|(rig, _), _| *rig != id);
+            compiled.0.retain(|(rig, _, _), _| *rig != id);
         }
     }
     for event in graph_events.read() {
@@ -449,7 +460,7 @@ fn forget_stale_graphs(
         | AssetEvent::Removed { id }
         | AssetEvent::Unused { id } = *event
         {
-            compiled.0.retain(|(_, graph), _| *graph != id);
+            compiled.0.retain(|(_, graph, _), _| *graph != id);
         }
     }
 }
@@ -602,19 +613,28 @@ fn try_build(
         }
     };
 
-    let key = (source.rig.id(), source.graph.id());
+    let gait_speeds = GaitSpeeds::of(&source.settings.motion);
+    let key = (
+        source.rig.id(),
+        source.graph.id(),
+        [
+            gait_speeds.walk_m_s,
+            gait_speeds.run_m_s,
+            gait_speeds.sprint_m_s,
+            gait_speeds.crouch_m_s,
+        ]
+        .map(f32::to_bits),
+    );
     let asset = match compiled.0.get(&key) {
         Some(asset) => Arc::clone(asset),
         None => {
-            let asset = Arc::new(
-                graph
-                    .compile(rig)
-                    .map_err(|e| CharacterSourceError::Graph {
-                        path: path_of(server, &source.graph),
-                        rig: path_of(server, &source.rig),
-                        source: Box::new(e),
-                    })?,
-            );
+            let asset = Arc::new(graph.compile(rig, gait_speeds).map_err(|e| {
+                CharacterSourceError::Graph {
+                    path: path_of(server, &source.graph),
+                    rig: path_of(server, &source.rig),
+                    source: Box::new(e),
+                }
+            })?);
             compiled.0.insert(key, Arc::clone(&asset));
             asset
         }

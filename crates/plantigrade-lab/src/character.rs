@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use plantigrade::foot_contacts::{add_derived_foot_contacts, FootContactConfig};
-use plantigrade::graph::roles::{generate_graph, ClipRoles};
+use plantigrade::graph::roles::{generate_graph_at, ClipRoles, GaitSpeeds};
 use plantigrade::graph::{remove_travel, GraphAsset, RootSource};
 use plantigrade::settings::CharacterSettings;
 use plantigrade::HumanoidMap;
@@ -83,34 +83,6 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
             .context("taking the travel out of the clips")?,
         _ => clips,
     };
-    let graph = match (&files.graph, &files.roles) {
-        (Some(graph_path), _) => {
-            let source = std::fs::read_to_string(graph_path)
-                .with_context(|| format!("reading the graph {}", graph_path.display()))?;
-            GraphAsset::from_ron(&source, skeleton, clips)
-                .with_context(|| format!("the graph {}", graph_path.display()))?
-        }
-        (None, Some(roles_path)) => {
-            let text = std::fs::read_to_string(roles_path)
-                .with_context(|| format!("reading the role map {}", roles_path.display()))?;
-            let roles = ClipRoles::from_ron(&text)
-                .with_context(|| format!("the role map {}", roles_path.display()))?;
-            let generated = generate_graph(&roles, skeleton, &map, &clips)
-                .with_context(|| format!("a graph from {}", roles_path.display()))?;
-            if !generated.missing.is_empty() {
-                println!(
-                    "{}: {} roles missing (`plantigrade-lab graph --generate` lists them)",
-                    roles_path.display(),
-                    generated.missing.len()
-                );
-            }
-            GraphAsset::from_def(&generated.def, skeleton, clips)
-                .with_context(|| format!("the graph generated from {}", roles_path.display()))?
-        }
-        (None, None) => anyhow::bail!(
-            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig) or --graph G.ron"
-        ),
-    };
     let scale = plantigrade::rig_scale::rig_scale(skeleton, &map).with_context(|| {
         format!(
             "{} has no usable legs (`plantigrade-lab inspect {}` says why)",
@@ -131,6 +103,37 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     let settings = CharacterSettings {
         bone_map: settings.bone_map.or_else(|| Some(map.to_names(skeleton))),
         ..settings
+    };
+    let graph = match (&files.graph, &files.roles) {
+        (Some(graph_path), _) => {
+            let source = std::fs::read_to_string(graph_path)
+                .with_context(|| format!("reading the graph {}", graph_path.display()))?;
+            GraphAsset::from_ron(&source, skeleton, clips)
+                .with_context(|| format!("the graph {}", graph_path.display()))?
+        }
+        (None, Some(roles_path)) => {
+            let text = std::fs::read_to_string(roles_path)
+                .with_context(|| format!("reading the role map {}", roles_path.display()))?;
+            let roles = ClipRoles::from_ron(&text)
+                .with_context(|| format!("the role map {}", roles_path.display()))?;
+            // Each gait where the character moves at, played at the rate that matches.
+            let speeds = GaitSpeeds::of(&settings.motion);
+            let generated = generate_graph_at(&roles, skeleton, &map, &clips, Some(speeds))
+                .with_context(|| format!("a graph from {}", roles_path.display()))?;
+            let clips = generated.clips_with_measured_speeds(clips);
+            if !generated.missing.is_empty() {
+                println!(
+                    "{}: {} roles missing (`plantigrade-lab graph --generate` lists them)",
+                    roles_path.display(),
+                    generated.missing.len()
+                );
+            }
+            GraphAsset::from_def(&generated.def, skeleton, clips)
+                .with_context(|| format!("the graph generated from {}", roles_path.display()))?
+        }
+        (None, None) => anyhow::bail!(
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig) or --graph G.ron"
+        ),
     };
     let name = file.file_stem().map_or_else(
         || file.display().to_string(),

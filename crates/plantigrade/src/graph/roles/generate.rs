@@ -83,6 +83,47 @@ pub fn typical_speed_m_s(role: Role) -> f32 {
     }
 }
 
+/// The character's own gait speeds (m/s): [`generate_graph_at`] places each gait on the
+/// speed axis no slower than the character moves in it. A clip measured slower is played
+/// faster to match (within the blend's rate range): the stride stays the clip's and the
+/// cadence rises, as a person's does. Placed at its measured speed instead, UAL's walk
+/// (1.13 m/s) was blended toward its 5.9 m/s jog to move at 1.75 m/s and took the jog's
+/// stride: a lunge over four stair treads. A clip measured faster keeps its place, and the
+/// blend toward the slower gait shortens its stride (played slower instead, a bounding
+/// jog floats in slow motion).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GaitSpeeds {
+    pub walk_m_s: f32,
+    pub run_m_s: f32,
+    pub sprint_m_s: f32,
+    pub crouch_m_s: f32,
+}
+
+impl GaitSpeeds {
+    /// The gait speeds a character moves at with `config`.
+    pub fn of(config: &CharacterConfig) -> GaitSpeeds {
+        GaitSpeeds {
+            walk_m_s: config.walk_speed_m_s,
+            run_m_s: config.run_speed_m_s,
+            sprint_m_s: config.sprint_speed_m_s,
+            crouch_m_s: config.crouch_speed_m_s,
+        }
+    }
+
+    /// Where `role` goes: its gait's speed (`None` for roles that are not gaits, or a
+    /// speed that is not a positive number).
+    fn for_role(&self, role: Role) -> Option<f32> {
+        let speed = match role {
+            Role::WalkForward | Role::WalkBack | Role::WalkLeft | Role::WalkRight => self.walk_m_s,
+            Role::RunForward | Role::RunBack | Role::RunLeft | Role::RunRight => self.run_m_s,
+            Role::SprintForward => self.sprint_m_s,
+            Role::CrouchWalk => self.crouch_m_s,
+            _ => return None,
+        };
+        (speed.is_finite() && speed > 0.0).then_some(speed)
+    }
+}
+
 /// A generated graph and everything a user should know about it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedGraph {
@@ -97,6 +138,29 @@ pub struct GeneratedGraph {
 }
 
 impl GeneratedGraph {
+    /// `clips` with each measured gait clip's speed as its authored velocity (a clip that
+    /// has one keeps it), for a graph from [`generate_graph_at`]: playback is matched to
+    /// the speed by the clips' authored speeds.
+    pub fn clips_with_measured_speeds(&self, clips: Vec<Clip>) -> Vec<Clip> {
+        clips
+            .into_iter()
+            .map(|clip| {
+                let measured = self
+                    .speeds
+                    .iter()
+                    .filter(|s| s.clip == clip.name() && s.fallback.is_none())
+                    .find_map(|s| s.measured.as_ref());
+                match measured {
+                    Some(m) if clip.authored_velocity_model_m_s().is_none() => {
+                        let v = m.velocity_model_m_s;
+                        clip.clone().with_authored_velocity(v).unwrap_or(clip)
+                    }
+                    _ => clip,
+                }
+            })
+            .collect()
+    }
+
     /// The graph as a RON `GraphDef` (what [`GraphAsset::from_ron`] reads), headed by
     /// comments with the measured speeds and the missing roles.
     pub fn to_ron(&self) -> String {
@@ -190,12 +254,27 @@ pub fn generate_graph(
     bones: &HumanoidMap,
     clips: &[Clip],
 ) -> Result<GeneratedGraph, GenerateError> {
+    generate_graph_at(roles, skeleton, bones, clips, None)
+}
+
+/// [`generate_graph`], with each gait placed at the character's own speed when
+/// `gait_speeds` is given (see [`GaitSpeeds`]) rather than at its measured one. Playback is
+/// then matched to `speed` by the measured speeds: give the graph
+/// [`GeneratedGraph::clips_with_measured_speeds`].
+pub fn generate_graph_at(
+    roles: &ClipRoles,
+    skeleton: &Skeleton,
+    bones: &HumanoidMap,
+    clips: &[Clip],
+    gait_speeds: Option<GaitSpeeds>,
+) -> Result<GeneratedGraph, GenerateError> {
     roles.validate()?;
     let mut gen = Generator {
         roles,
         skeleton,
         bones,
         clips,
+        gait_speeds,
         missing: Vec::new(),
         speeds: Vec::new(),
         warnings: Vec::new(),
@@ -454,6 +533,7 @@ struct Generator<'a> {
     skeleton: &'a Skeleton,
     bones: &'a HumanoidMap,
     clips: &'a [Clip],
+    gait_speeds: Option<GaitSpeeds>,
     missing: Vec<MissingRole>,
     speeds: Vec<RoleSpeed>,
     warnings: Vec<String>,
@@ -510,8 +590,12 @@ impl Generator<'_> {
             }
             Err(e) => (None, Some(e.to_string())),
         };
-        let speed_m_s = match (&measured, &fallback) {
-            (Some(m), None) => round_speed(m.speed_m_s),
+        let gait_m_s = self.gait_speeds.and_then(|g| g.for_role(role));
+        let speed_m_s = match (&measured, &fallback, gait_m_s) {
+            // Never slower than the character moves in this gait (see `GaitSpeeds`).
+            (Some(m), None, Some(gait)) => round_speed(m.speed_m_s.max(gait)),
+            (Some(m), None, None) => round_speed(m.speed_m_s),
+            (_, _, Some(gait)) => round_speed(gait),
             _ => typical_speed_m_s(role),
         };
         if let (Some(m), None, Some(want)) = (&measured, &fallback, role.direction_deg()) {
@@ -536,12 +620,20 @@ impl Generator<'_> {
         Some(speed_m_s)
     }
 
+    /// Whether playback can be matched to speed on `role`'s clip: it has an authored speed,
+    /// or (placed at the character's gait speeds) a measured one it will be given.
     fn uses_authored_speed(&self, role: Role) -> bool {
-        self.roles
-            .clip(role)
+        let clip = self.roles.clip(role);
+        let authored = clip
             .and_then(|name| self.clips.iter().find(|c| c.name() == name))
             .and_then(Clip::authored_speed_m_s)
-            .is_some_and(|s| s >= MIN_GAIT_SPEED_M_S)
+            .is_some_and(|s| s >= MIN_GAIT_SPEED_M_S);
+        let measured = self.gait_speeds.is_some()
+            && self
+                .speeds
+                .iter()
+                .any(|s| Some(s.clip.as_str()) == clip && s.fallback.is_none());
+        authored || measured
     }
 
     fn locomotion(&mut self) -> Locomotion {

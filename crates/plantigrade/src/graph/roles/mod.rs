@@ -35,7 +35,8 @@ mod speed;
 mod tests;
 
 pub use generate::{
-    generate_graph, typical_speed_m_s, GenerateError, GeneratedGraph, MissingRole, RoleSpeed,
+    generate_graph, generate_graph_at, typical_speed_m_s, GaitSpeeds, GenerateError,
+    GeneratedGraph, MissingRole, RoleSpeed,
 };
 pub use speed::{measure_clip_speed, MeasuredSpeed, SpeedError, SpeedSource, MIN_GAIT_SPEED_M_S};
 

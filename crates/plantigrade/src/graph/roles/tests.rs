@@ -425,3 +425,85 @@ fn a_gait_that_cannot_be_measured_falls_back_to_its_typical_speed_and_says_why()
     assert_eq!(locomotion_samples(&generated.def).len(), 2);
     GraphAsset::from_def(&generated.def, &m.skeleton, m.clips.clone()).unwrap();
 }
+
+#[test]
+fn placed_at_the_characters_gait_speeds_a_slower_clip_plays_faster_to_match() {
+    // Third-party clips (no authored speeds) for a character that walks twice as fast
+    // as its walk clip and runs slower than its run clip.
+    let m = Mannequin::new();
+    let clips: Vec<Clip> = m.clips.iter().map(without_velocity).collect();
+    let roles =
+        ClipRoles::from_ron("(idle: \"Idle\", walk_forward: \"Walk_F\", run_forward: \"Run_F\")")
+            .unwrap();
+    let walk_clip_m_s = m.clip("Walk_F").unwrap().authored_speed_m_s().unwrap();
+    let run_clip_m_s = m.clip("Run_F").unwrap().authored_speed_m_s().unwrap();
+    let speeds = GaitSpeeds {
+        walk_m_s: 2.0 * walk_clip_m_s,
+        run_m_s: 0.8 * run_clip_m_s,
+        sprint_m_s: 6.0,
+        crouch_m_s: 1.0,
+    };
+    let generated = generate_graph_at(&roles, &m.skeleton, &m.bones, &clips, Some(speeds)).unwrap();
+    let placed = |role: Role| {
+        generated
+            .speeds
+            .iter()
+            .find(|s| s.role == role)
+            .unwrap()
+            .speed_m_s
+    };
+    // The walk sits where the character walks; the run, measured faster than the
+    // character runs, keeps its own place.
+    assert!((placed(Role::WalkForward) - 2.0 * walk_clip_m_s).abs() < 0.01);
+    assert!((placed(Role::RunForward) - run_clip_m_s).abs() < 0.05 * run_clip_m_s);
+    let NodeDef::StateMachine(machine) = &generated.def.base else {
+        unreachable!()
+    };
+    let NodeDef::BlendSpace2D { options, .. } = &machine.states[0].node else {
+        unreachable!()
+    };
+    assert_eq!(options.match_speed_param.as_deref(), Some("speed"));
+    // The measured speeds become the clips' authored ones, which the playback rate reads;
+    // clips that are not gaits get none.
+    let clips = generated.clips_with_measured_speeds(clips);
+    let authored = |name: &str| {
+        clips
+            .iter()
+            .find(|c| c.name() == name)
+            .unwrap()
+            .authored_speed_m_s()
+    };
+    let walk = authored("Walk_F").unwrap();
+    assert!(
+        (walk - walk_clip_m_s).abs() < 0.05 * walk_clip_m_s,
+        "{walk}"
+    );
+    assert!(authored("Idle").is_none());
+    // Walking at the character's walk speed, the walk clip plays twice as fast: its
+    // phase goes round in half its duration.
+    let asset = Arc::new(GraphAsset::from_def(&generated.def, &m.skeleton, clips).unwrap());
+    let mut graph = crate::graph::GraphInstance::new(asset.clone());
+    let speed = graph.params_mut().float("speed").unwrap();
+    graph.params_mut().set_float(speed, speeds.walk_m_s);
+    let mut pose = crate::pose::Pose::rest(&m.skeleton);
+    let dt = 1.0 / 60.0;
+    for _ in 0..60 {
+        graph.tick(dt, &mut pose).unwrap();
+    }
+    let walk_id = asset
+        .clips()
+        .iter()
+        .position(|c| c.name() == "Walk_F")
+        .unwrap();
+    let phase = |g: &crate::graph::GraphInstance| {
+        g.sampled_clips()
+            .iter()
+            .find(|s| s.clip == walk_id)
+            .map(|s| s.normalized_time)
+            .unwrap()
+    };
+    let before = phase(&graph);
+    graph.tick(dt, &mut pose).unwrap();
+    let rate = (phase(&graph) - before).rem_euclid(1.0) / dt * asset.clips()[walk_id].duration_s();
+    assert!((rate - 2.0).abs() < 0.05, "the walk plays at {rate}x");
+}
