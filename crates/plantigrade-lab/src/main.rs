@@ -492,12 +492,7 @@ fn run_film(
     let world = plantigrade_rapier::RapierWorld::from_course(&course)?;
     let dir = cli.out.join("film");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let skeleton = actor.graph.skeleton();
-    let map = match &actor.settings.bone_map {
-        Some(names) => plantigrade::HumanoidMap::from_names(skeleton, names)?,
-        None => plantigrade::HumanoidMap::detect(skeleton),
-    };
-    let bones = film::bones(skeleton, &map);
+    let bones = film::actor_bones(&actor)?;
     // A character's films are named after it, beside the mannequin's.
     let prefix = match character.files() {
         Some(_) => format!("{}_", actor.name),
@@ -522,7 +517,7 @@ fn run_film(
                     scenario.name,
                     mode.name()
                 ));
-                let f = &result.metrics.foot;
+                let f = &result.metrics;
                 let film = film::Film {
                     title: format!(
                         "{prefix}{} — foot IK {}, tilt {}, {} Hz",
@@ -531,13 +526,7 @@ fn run_film(
                         tilt.name(),
                         cli.hz
                     ),
-                    subtitle: format!(
-                        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s; left blue, right red, locked ball □",
-                        f.penetration_max_mm,
-                        f.float_p95_mm,
-                        f.planted_drift_mean_mm,
-                        f.skate_ratio_stance,
-                    ),
+                    subtitle: film::subtitle(&f.foot, every_s),
                     samples: {
                         let start = trace.samples.partition_point(|s| s.time_s < from_s);
                         let end = trace.samples.partition_point(|s| s.time_s <= to_s);
@@ -548,18 +537,7 @@ fn run_film(
                     origin_world: path_info.spawn,
                     direction_world: path_info.direction,
                     every_s,
-                    views: film::Views {
-                        // Sideways motion shows from in front: the strafes too.
-                        front: scenario.section.contains("beam")
-                            || scenario.section.contains("cross_slope")
-                            || scenario.kind == scenarios::Kind::Strafe,
-                        top: matches!(
-                            scenario.kind,
-                            scenarios::Kind::Turn180
-                                | scenarios::Kind::Circle
-                                | scenarios::Kind::Diagonal
-                        ),
-                    },
+                    views: film::Views::for_scenario(scenario),
                 };
                 film::render(&film, &file)?;
                 println!("wrote {}", file.display());

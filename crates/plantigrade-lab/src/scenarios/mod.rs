@@ -19,7 +19,7 @@ mod script;
 mod trace;
 
 pub use actor::Actor;
-pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind};
+pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind, Scenario};
 // Looked up by name in the sweep's tests.
 #[cfg(test)]
 pub use catalog::SCENARIOS;
