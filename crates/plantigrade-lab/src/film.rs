@@ -14,7 +14,8 @@
 //! on the ground; a square marks a ball the foot IK holds locked; a cross marks each foot's
 //! predicted landing (where its probes looked), green when they hit ground, red when not.
 //!
-//! [`render`] draws a whole run.
+//! [`render`] draws a whole run; [`render_close_up`] the legs over a few ticks. The `film`
+//! subcommand and the HTML report both draw through them.
 
 use std::path::Path;
 
@@ -689,6 +690,100 @@ fn draw_figure(
             }
         }
     }
+    Ok(())
+}
+
+/// Pixels per metre of a close-up.
+const CLOSE_UP_PX_PER_M: f32 = 450.0;
+/// A close-up's frames per row.
+const CLOSE_UP_COLUMNS: usize = 3;
+
+/// A close-up of the legs over one footfall, side view: each of `ticks` (consecutive ticks
+/// around a touch-down) in its own panel, all panels over the same stretch of ground (the
+/// landing foot's ankle ± 0.45 m, from below the ground to above the pelvis) so the frames
+/// compare directly. `foot` (0 left, 1 right) is the landing foot, named in the captions
+/// with its contact weight.
+pub fn render_close_up(
+    film: &Film,
+    ticks: std::ops::Range<usize>,
+    foot: usize,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let samples = film.samples;
+    let ticks = ticks.start.min(samples.len())..ticks.end.min(samples.len());
+    if ticks.is_empty() {
+        anyhow::bail!("no ticks to draw in the close-up");
+    }
+    let side = Projection::new(film.origin_world, film.direction_world, ViewKind::Side);
+    let centre = side.along(samples[ticks.start + ticks.len() / 2].feet[foot].ankle_world);
+    if !centre.is_finite() {
+        anyhow::bail!("the landing foot has no finite position");
+    }
+    let x = (centre - 0.45, centre + 0.45);
+    let (mut y0, mut y1) = (f32::INFINITY, f32::NEG_INFINITY);
+    for s in &samples[ticks.clone()] {
+        for f in &s.feet {
+            for p in [f.heel_world, f.ball_world, f.knee_world] {
+                if p.is_finite() {
+                    y0 = y0.min(p.y);
+                    y1 = y1.max(p.y);
+                }
+            }
+        }
+        if s.pelvis_world.is_finite() {
+            y1 = y1.max(s.pelvis_world.y);
+        }
+    }
+    for (_, g) in ground_profile(film.course, &side, x.0, x.1) {
+        y0 = y0.min(g);
+    }
+    if !y0.is_finite() {
+        anyhow::bail!("the close-up has nothing finite to draw");
+    }
+    let y = (y0 - 0.08, y1 + 0.1);
+    let side_name = if foot == 0 { "left" } else { "right" };
+    let panels: Vec<Panel> = samples[ticks.clone()]
+        .iter()
+        .map(|s| Panel {
+            owns: (f32::NEG_INFINITY, f32::INFINITY),
+            x,
+            y,
+            caption: format!(
+                "{:.3} s · {side_name} contact {:.2}{}",
+                s.time_s,
+                s.feet[foot].contact,
+                if s.feet[foot].locked {
+                    " · locked"
+                } else {
+                    ""
+                }
+            ),
+            x_desc: "along the path (m)",
+            y_desc: "height (m)",
+        })
+        .collect();
+    let size = {
+        let w = ((x.1 - x.0) * CLOSE_UP_PX_PER_M).ceil() as u32;
+        let h = ((y.1 - y.0) * CLOSE_UP_PX_PER_M).ceil() as u32;
+        (
+            w + Y_LABELS_PX + 2 * MARGIN_PX,
+            h + X_LABELS_PX + 2 * MARGIN_PX + 20,
+        )
+    };
+    let rows = panels.len().div_ceil(CLOSE_UP_COLUMNS);
+    let width = size.0 * CLOSE_UP_COLUMNS as u32;
+    let height = TITLE_PX + size.1 * rows as u32;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(draw_err)?;
+    let (title, rest) = root.split_vertically(TITLE_PX);
+    draw_titles(film, &title)?;
+    let cells = rest.split_evenly((rows, CLOSE_UP_COLUMNS));
+    for ((panel, s), cell) in panels.iter().zip(&samples[ticks]).zip(&cells) {
+        let mut chart = chart_on(cell, panel, 12)?;
+        draw_ground(&mut chart, film, panel, side)?;
+        draw_figure(&mut chart, film, s, side, panel, (1.0, 1.5))?;
+    }
+    root.present().map_err(draw_err)?;
     Ok(())
 }
 

@@ -28,7 +28,8 @@ mod tilt;
 
 pub use csv::write_trace_csv;
 pub use foot::{
-    foot_quality, footfalls, stance_drifts, steps_to_alternate, FootQuality, STANCE_CONTACT_MIN,
+    foot_quality, footfalls, in_stance, stance_drifts, steps_to_alternate, FootQuality,
+    STANCE_CONTACT_MIN,
 };
 pub use posture::{posture_quality, PostureProfile, PostureQuality};
 pub use sample::{FootSample, TickSample};

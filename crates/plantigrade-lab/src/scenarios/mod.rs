@@ -25,8 +25,11 @@ pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind, Scena
 pub use catalog::SCENARIOS;
 pub use path::path_for;
 pub use print::{failures, print, print_movers, unmet_targets};
-pub use run::{run_all, run_scenario, Mover, RunOptions, ScenarioResult, Setup, TiltMode};
+pub use run::{
+    run_all, run_all_observed, run_scenario, Mover, RunOptions, ScenarioResult, Setup, TiltMode,
+};
 pub(crate) use sample::Sampler;
+pub use trace::Trace;
 
 #[cfg(test)]
 mod tests;

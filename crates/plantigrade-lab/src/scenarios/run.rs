@@ -433,6 +433,19 @@ pub fn run_all(
     hz: f32,
     options: &RunOptions,
 ) -> anyhow::Result<Vec<ScenarioResult>> {
+    run_all_observed(names, course, actor, hz, options, &mut |_, _, _| Ok(()))
+}
+
+/// [`run_all`], handing each run to `observe` as it finishes (the report draws it): its
+/// scenario, its result before the checks across runs are added, and its trace.
+pub fn run_all_observed(
+    names: &[String],
+    course: &Course,
+    actor: &Actor,
+    hz: f32,
+    options: &RunOptions,
+    observe: &mut crate::report::draw::Observer,
+) -> anyhow::Result<Vec<ScenarioResult>> {
     let chosen = chosen(names)?;
     let world = RapierWorld::from_course(course)?;
     let progress = indicatif::ProgressBar::new((chosen.len() * options.modes.len()) as u64)
@@ -480,6 +493,7 @@ pub fn run_all(
                             .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
                     }
                 }
+                observe(scenario, &result, trace)?;
                 results.push(result);
                 progress.inc(1);
             }

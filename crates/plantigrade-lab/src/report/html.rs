@@ -1,0 +1,373 @@
+//! The report page: plain HTML with inline CSS, no script, images by relative path, so it
+//! opens from the disk with no network. Pure string building over [`RunSummary`]s, for the
+//! single report and the side-by-side comparison of two runs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::runs::{CheckRow, RunSummary, Status};
+
+/// One picture of a run: its path relative to the page, and what it shows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Image {
+    pub file: String,
+    pub caption: String,
+}
+
+/// The pictures drawn per (scenario, column).
+pub type Images = BTreeMap<(String, String), Vec<Image>>;
+
+/// Text made safe inside HTML elements and quoted attributes.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// An anchor id for a scenario: its letters, digits and `_`, the rest as `-`.
+fn anchor(scenario: &str) -> String {
+    let id: String = scenario
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("s-{id}")
+}
+
+/// A figure as the tables print it: about four significant digits, `—` for none.
+pub fn number(value: Option<f64>) -> String {
+    match value {
+        None => "—".into(),
+        Some(v) if !v.is_finite() => format!("{v}"),
+        Some(v) if v == v.trunc() && v.abs() < 1e6 => format!("{v:.0}"),
+        Some(v) if v.abs() >= 100.0 => format!("{v:.1}"),
+        Some(v) if v.abs() >= 10.0 => format!("{v:.2}"),
+        Some(v) => format!("{v:.3}"),
+    }
+}
+
+const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222;max-width:1400px}\
+table{border-collapse:collapse;margin:.5em 0 1.2em}\
+td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px;text-align:right}\
+td:first-child,th:first-child{text-align:left}\
+.fail{background:#f8c8c0}.unmet{background:#fbeaa8}.pass{background:#d4f0d0}\
+.diff{background:#ffe08a;font-weight:bold}.flip{outline:2px solid #c00}\
+.checks li{font-size:13px}.blocking{color:#a00}.target{color:#875b00}\
+figure{display:inline-block;margin:.4em;vertical-align:top}\
+figure img{max-width:100%;border:1px solid #ddd}\
+figcaption{font-size:12px;color:#555}\
+h2{border-top:2px solid #888;padding-top:.5em;margin-top:2em}";
+
+fn head(out: &mut String, title: &str) {
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n",
+        escape(title),
+        escape(title)
+    );
+}
+
+/// Values in first-seen order.
+fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in items {
+        if !out.iter().any(|o| o == item) {
+            out.push(item.to_string());
+        }
+    }
+    out
+}
+
+/// The scenarios of `runs`, failing ones first (a blocking check failed in any column),
+/// then those with a target not met, then the rest; catalog order within each.
+pub fn scenario_order(runs: &[RunSummary]) -> Vec<String> {
+    let mut scenarios = unique(runs.iter().map(|r| r.scenario.as_str()));
+    let status = |name: &str| {
+        runs.iter()
+            .filter(|r| r.scenario == name)
+            .map(RunSummary::status)
+            .min()
+            .unwrap_or(Status::Pass)
+    };
+    // A stable sort keeps the catalog order inside each status.
+    scenarios.sort_by_key(|s| status(s));
+    scenarios
+}
+
+fn status_class(status: Status) -> &'static str {
+    match status {
+        Status::Fail => "fail",
+        Status::Unmet => "unmet",
+        Status::Pass => "pass",
+    }
+}
+
+/// A summary cell's text: `FAIL n`, `target n` or `pass`.
+fn status_text(run: &RunSummary) -> String {
+    let failed = |blocking: bool| {
+        run.checks
+            .iter()
+            .filter(|c| !c.pass && c.blocking == blocking)
+            .count()
+    };
+    match run.status() {
+        Status::Fail => format!("FAIL {}", failed(true)),
+        Status::Unmet => format!("target {}", failed(false)),
+        Status::Pass => "pass".into(),
+    }
+}
+
+fn find<'a>(runs: &'a [RunSummary], scenario: &str, column: &str) -> Option<&'a RunSummary> {
+    runs.iter()
+        .find(|r| r.scenario == scenario && r.column == column)
+}
+
+/// The failing checks as list items: every blocking failure, then every unmet target.
+pub fn failing_checks(runs: &[RunSummary], others: &[(String, CheckRow)]) -> Vec<String> {
+    let mut rows: Vec<(bool, String)> = Vec::new();
+    for run in runs {
+        for c in run.checks.iter().filter(|c| !c.pass) {
+            rows.push((
+                c.blocking,
+                format!(
+                    "<a href=\"#{}\">{}</a> ({}): <b>{}</b> {}",
+                    anchor(&run.scenario),
+                    escape(&run.scenario),
+                    escape(&run.column),
+                    escape(&c.name),
+                    escape(&c.detail)
+                ),
+            ));
+        }
+    }
+    for (what, c) in others.iter().filter(|(_, c)| !c.pass) {
+        rows.push((
+            c.blocking,
+            format!(
+                "{}: <b>{}</b> {}",
+                escape(what),
+                escape(&c.name),
+                escape(&c.detail)
+            ),
+        ));
+    }
+    let item = |(blocking, text): &(bool, String)| {
+        if *blocking {
+            format!("<li class=\"blocking\">FAIL {text}</li>")
+        } else {
+            format!("<li class=\"target\">target {text}</li>")
+        }
+    };
+    let mut items: Vec<String> = rows.iter().filter(|r| r.0).map(item).collect();
+    items.extend(rows.iter().filter(|r| !r.0).map(item));
+    items
+}
+
+/// The metric names of a scenario's runs, in first-seen order.
+fn metric_names(runs: &[&RunSummary]) -> Vec<String> {
+    unique(
+        runs.iter()
+            .flat_map(|r| r.metrics.iter().map(|(k, _)| k.as_str())),
+    )
+}
+
+fn metric(run: Option<&RunSummary>, name: &str) -> Option<Option<f64>> {
+    run?.metrics
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| *v)
+}
+
+/// The page of one lab run: the summary (scenarios × columns, failing first), the list of
+/// failing checks, then per scenario its metrics side by side, its failing checks and its
+/// pictures. `intro` is HTML placed under the title (what was run, what is drawn).
+pub fn report_page(
+    title: &str,
+    intro: &str,
+    runs: &[RunSummary],
+    others: &[(String, CheckRow)],
+    images: &Images,
+) -> String {
+    let mut out = String::new();
+    head(&mut out, title);
+    out.push_str(intro);
+    let columns = unique(runs.iter().map(|r| r.column.as_str()));
+    let scenarios = scenario_order(runs);
+
+    out.push_str("<h2>Summary</h2>\n<table><tr><th>scenario</th>");
+    for c in &columns {
+        let _ = write!(out, "<th>{}</th>", escape(c));
+    }
+    out.push_str("</tr>\n");
+    for s in &scenarios {
+        let _ = write!(
+            out,
+            "<tr><td><a href=\"#{}\">{}</a></td>",
+            anchor(s),
+            escape(s)
+        );
+        for c in &columns {
+            match find(runs, s, c) {
+                Some(run) => {
+                    let _ = write!(
+                        out,
+                        "<td class=\"{}\">{}</td>",
+                        status_class(run.status()),
+                        status_text(run)
+                    );
+                }
+                None => out.push_str("<td></td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+    let failing = failing_checks(runs, others);
+    let _ = writeln!(
+        out,
+        "<h2>Failing checks ({})</h2>\n<ul class=\"checks\">{}</ul>",
+        failing.len(),
+        failing.join("\n")
+    );
+
+    for s in &scenarios {
+        let scenario_runs: Vec<&RunSummary> =
+            columns.iter().filter_map(|c| find(runs, s, c)).collect();
+        let _ = writeln!(out, "<h2 id=\"{}\">{}</h2>", anchor(s), escape(s));
+        out.push_str("<table><tr><th>metric</th>");
+        for r in &scenario_runs {
+            let _ = write!(
+                out,
+                "<th class=\"{}\">{}</th>",
+                status_class(r.status()),
+                escape(&r.column)
+            );
+        }
+        out.push_str("</tr>\n");
+        for name in metric_names(&scenario_runs) {
+            let _ = write!(out, "<tr><td>{}</td>", escape(&name));
+            for r in &scenario_runs {
+                let _ = write!(out, "<td>{}</td>", number(metric(Some(r), &name).flatten()));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+        let owned: Vec<RunSummary> = scenario_runs.iter().map(|r| (*r).clone()).collect();
+        let failing = failing_checks(&owned, &[]);
+        if !failing.is_empty() {
+            let _ = writeln!(out, "<ul class=\"checks\">{}</ul>", failing.join("\n"));
+        }
+        for c in &columns {
+            for image in images.get(&(s.clone(), c.clone())).into_iter().flatten() {
+                let _ = writeln!(
+                    out,
+                    "<figure><a href=\"{0}\"><img src=\"{0}\" alt=\"{1}\" loading=\"lazy\"></a>\
+                     <figcaption>{1}</figcaption></figure>",
+                    escape(&image.file),
+                    escape(&image.caption)
+                );
+            }
+        }
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(name: &str, pass: bool, blocking: bool) -> CheckRow {
+        CheckRow {
+            name: name.into(),
+            pass,
+            blocking,
+            detail: format!("{name} detail"),
+        }
+    }
+
+    fn run(scenario: &str, column: &str, checks: Vec<CheckRow>, metric: f64) -> RunSummary {
+        RunSummary {
+            scenario: scenario.into(),
+            column: column.into(),
+            checks,
+            metrics: vec![("penetration_max_mm".into(), Some(metric))],
+        }
+    }
+
+    #[test]
+    fn names_and_details_are_escaped() {
+        assert_eq!(
+            escape(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+        let runs = [run(
+            "stairs<script>",
+            "predictive & co",
+            vec![check("x\"y", false, true)],
+            1.0,
+        )];
+        let page = report_page("t", "", &runs, &[], &Images::new());
+        assert!(!page.contains("<script>"));
+        assert!(page.contains("stairs&lt;script&gt;"));
+        assert!(page.contains("predictive &amp; co"));
+        assert!(page.contains("x&quot;y"));
+        // The anchor is letters, digits and dashes only.
+        assert!(page.contains("id=\"s-stairs-script-\""));
+    }
+
+    #[test]
+    fn failing_scenarios_come_first_then_unmet_targets_then_passes() {
+        let runs = vec![
+            run("a_pass", "none", vec![check("c", true, true)], 0.0),
+            run("b_target", "none", vec![check("t", false, false)], 0.0),
+            run("c_fail", "none", vec![check("c", true, true)], 0.0),
+            // Failing in one column is enough to come first.
+            run("c_fail", "predictive", vec![check("c", false, true)], 0.0),
+            run("d_pass", "none", vec![], 0.0),
+            run("e_fail", "none", vec![check("c", false, true)], 0.0),
+        ];
+        assert_eq!(
+            scenario_order(&runs),
+            ["c_fail", "e_fail", "b_target", "a_pass", "d_pass"]
+        );
+        // Blocking failures are listed before targets, whatever the file order.
+        let items = failing_checks(
+            &runs,
+            &[("graph timeline".into(), check("g", false, false))],
+        );
+        assert_eq!(items.len(), 4);
+        assert!(items[0].contains("FAIL") && items[0].contains("c_fail"));
+        assert!(items[1].contains("FAIL") && items[1].contains("e_fail"));
+        assert!(items[2].starts_with("<li class=\"target\">") && items[2].contains("b_target"));
+        assert!(items[3].contains("graph timeline"));
+        let page = report_page("t", "", &runs, &[], &Images::new());
+        let at = |text: &str| page.find(text).unwrap();
+        assert!(at("id=\"s-c_fail\"") < at("id=\"s-b_target\""));
+        assert!(at("id=\"s-b_target\"") < at("id=\"s-a_pass\""));
+    }
+
+    #[test]
+    fn numbers_print_with_about_four_digits() {
+        assert_eq!(number(None), "—");
+        assert_eq!(number(Some(3.0)), "3");
+        assert_eq!(number(Some(0.04392)), "0.044");
+        assert_eq!(number(Some(12.3456)), "12.35");
+        assert_eq!(number(Some(2171.64)), "2171.6");
+    }
+}
