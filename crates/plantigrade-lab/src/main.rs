@@ -274,6 +274,14 @@ enum Command {
         #[arg(long, value_name = "OUT.ron", requires = "generate")]
         write: Option<PathBuf>,
     },
+    /// The HTML report from results.json files alone (no runs): with `--compare A B`, two
+    /// runs side by side in `<out>/compare/index.html`, the figures that differ and the
+    /// checks whose pass flipped highlighted.
+    Report {
+        /// Two results.json files, A then B (e.g. before and after a change).
+        #[arg(long, num_args = 2, value_names = ["A", "B"], required = true)]
+        compare: Vec<PathBuf>,
+    },
     /// The built-in mannequin.
     Mannequin {
         /// Write the mannequin (skeleton, skinned mesh, every clip) as a binary glTF.
@@ -625,6 +633,16 @@ fn run_film(
     Ok(true)
 }
 
+/// `report --compare A B`: writes the comparison page and prints its path.
+fn run_compare(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<bool> {
+    let [a, b] = files else {
+        anyhow::bail!("--compare takes two results.json files, A and B");
+    };
+    let page = report::write_comparison(a, b, out)?;
+    println!("report: {}", page.display());
+    Ok(true)
+}
+
 /// The clip table, the graph timeline and every scenario; returns whether every check
 /// passed (always `true` unless `check`).
 fn default_run(cli: &Cli) -> anyhow::Result<bool> {
@@ -735,6 +753,7 @@ fn main() -> ExitCode {
             ..
         } => graph_cmd::generate(&clips, &roles, write.as_deref()),
         Command::Graph { file, clips, .. } => graph_cmd::run(file.as_deref(), &clips),
+        Command::Report { compare } => run_compare(&compare, &cli.out),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect {
             file,

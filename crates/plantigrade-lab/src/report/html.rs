@@ -288,6 +288,179 @@ pub fn report_page(
     out
 }
 
+/// The page comparing run A with run B: the summary with both verdicts per cell (a cell
+/// whose verdict changed outlined), the checks whose pass flipped, then per scenario the
+/// metrics of A and B side by side per column, a figure that prints differently
+/// highlighted. Scenarios in only one run are listed as such.
+pub fn compare_page(title: &str, intro: &str, a: &[RunSummary], b: &[RunSummary]) -> String {
+    let mut out = String::new();
+    head(&mut out, title);
+    out.push_str(intro);
+    let both: Vec<RunSummary> = a.iter().chain(b).cloned().collect();
+    let columns = unique(both.iter().map(|r| r.column.as_str()));
+    let scenarios = scenario_order(&both);
+
+    out.push_str("<h2>Summary (A → B)</h2>\n<table><tr><th>scenario</th>");
+    for c in &columns {
+        let _ = write!(out, "<th>{}</th>", escape(c));
+    }
+    out.push_str("</tr>\n");
+    for s in &scenarios {
+        let _ = write!(
+            out,
+            "<tr><td><a href=\"#{}\">{}</a></td>",
+            anchor(s),
+            escape(s)
+        );
+        for c in &columns {
+            let (ra, rb) = (find(a, s, c), find(b, s, c));
+            let text = |r: Option<&RunSummary>| r.map_or("—".to_string(), status_text);
+            let worst = [ra, rb]
+                .iter()
+                .flatten()
+                .map(|r| r.status())
+                .min()
+                .unwrap_or(Status::Pass);
+            let flipped = ra.map(RunSummary::status) != rb.map(RunSummary::status);
+            let _ = write!(
+                out,
+                "<td class=\"{}{}\">{} → {}</td>",
+                status_class(worst),
+                if flipped { " flip" } else { "" },
+                text(ra),
+                text(rb)
+            );
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</table>\n");
+
+    for (name, only, other) in [("A", a, b), ("B", b, a)] {
+        let missing: Vec<String> = only
+            .iter()
+            .filter(|r| find(other, &r.scenario, &r.column).is_none())
+            .map(|r| format!("{} ({})", escape(&r.scenario), escape(&r.column)))
+            .collect();
+        if !missing.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p>Runs only in {name} ({}): {}</p>",
+                missing.len(),
+                missing.join(", ")
+            );
+        }
+    }
+    let flips = flipped_checks(a, b);
+    let _ = writeln!(
+        out,
+        "<h2>Checks whose pass flipped ({})</h2>\n<ul class=\"checks\">{}</ul>",
+        flips.len(),
+        flips.join("\n")
+    );
+
+    for s in &scenarios {
+        let _ = writeln!(out, "<h2 id=\"{}\">{}</h2>", anchor(s), escape(s));
+        let cols: Vec<&String> = columns
+            .iter()
+            .filter(|c| find(a, s, c).is_some() || find(b, s, c).is_some())
+            .collect();
+        let present: Vec<&RunSummary> = cols
+            .iter()
+            .flat_map(|c| [find(a, s, c), find(b, s, c)])
+            .flatten()
+            .collect();
+        out.push_str("<table><tr><th>metric</th>");
+        for c in &cols {
+            let _ = write!(out, "<th>{0} A</th><th>{0} B</th>", escape(c));
+        }
+        out.push_str("</tr>\n");
+        for name in metric_names(&present) {
+            let _ = write!(out, "<tr><td>{}</td>", escape(&name));
+            for c in &cols {
+                let (va, vb) = (metric(find(a, s, c), &name), metric(find(b, s, c), &name));
+                let show = |v: Option<Option<f64>>| v.map_or("".to_string(), number);
+                let class = if show(va) != show(vb) {
+                    " class=\"diff\""
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    out,
+                    "<td{class}>{}</td><td{class}>{}</td>",
+                    show(va),
+                    show(vb)
+                );
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// Checks whose pass differs between A and B in a run both have, and checks only one of
+/// them has, as list items (blocking ones first).
+pub fn flipped_checks(a: &[RunSummary], b: &[RunSummary]) -> Vec<String> {
+    let mut rows: Vec<(bool, String)> = Vec::new();
+    let verdict = |c: Option<&CheckRow>| match c {
+        None => "absent",
+        Some(c) if c.pass => "pass",
+        Some(c) if c.blocking => "FAIL",
+        Some(_) => "target unmet",
+    };
+    // Every (scenario, column, check) of either run, in first-seen order.
+    let mut seen = std::collections::HashSet::new();
+    let mut keys: Vec<(&str, &str, &str)> = Vec::new();
+    for run in a.iter().chain(b) {
+        for c in &run.checks {
+            let key = (run.scenario.as_str(), run.column.as_str(), c.name.as_str());
+            if seen.insert(key) {
+                keys.push(key);
+            }
+        }
+    }
+    for (s, col, name) in keys {
+        // A run only one side has is listed as such, not check by check.
+        if find(a, s, col).is_none() || find(b, s, col).is_none() {
+            continue;
+        }
+        let check = |runs: &[RunSummary]| {
+            find(runs, s, col)
+                .and_then(|r| r.checks.iter().find(|c| c.name == name))
+                .cloned()
+        };
+        let (ca, cb) = (check(a), check(b));
+        if ca.as_ref().map(|c| c.pass) == cb.as_ref().map(|c| c.pass) {
+            continue;
+        }
+        let blocking = [&ca, &cb]
+            .iter()
+            .any(|c| c.as_ref().is_some_and(|c| c.blocking));
+        let detail = cb
+            .as_ref()
+            .or(ca.as_ref())
+            .map_or("", |c| c.detail.as_str());
+        rows.push((
+            blocking,
+            format!(
+                "<li class=\"{}\"><a href=\"#{}\">{}</a> ({}): <b>{}</b> {} → {} <i>{}</i></li>",
+                if blocking { "blocking" } else { "target" },
+                anchor(s),
+                escape(s),
+                escape(col),
+                escape(name),
+                verdict(ca.as_ref()),
+                verdict(cb.as_ref()),
+                escape(detail)
+            ),
+        ));
+    }
+    let mut items: Vec<String> = rows.iter().filter(|r| r.0).map(|r| r.1.clone()).collect();
+    items.extend(rows.iter().filter(|r| !r.0).map(|r| r.1.clone()));
+    items
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,6 +533,39 @@ mod tests {
         let at = |text: &str| page.find(text).unwrap();
         assert!(at("id=\"s-c_fail\"") < at("id=\"s-b_target\""));
         assert!(at("id=\"s-b_target\"") < at("id=\"s-a_pass\""));
+    }
+
+    #[test]
+    fn the_comparison_marks_figures_that_differ_and_checks_that_flipped() {
+        let a = vec![
+            run(
+                "s",
+                "predictive",
+                vec![check("k", true, true), check("t", false, false)],
+                1.0,
+            ),
+            run("only_a", "none", vec![check("k", true, true)], 0.0),
+        ];
+        let b = vec![run(
+            "s",
+            "predictive",
+            vec![check("k", false, true), check("t", false, false)],
+            2.5,
+        )];
+        let flips = flipped_checks(&a, &b);
+        assert_eq!(flips.len(), 1, "{flips:?}");
+        assert!(flips[0].contains("<b>k</b> pass → FAIL"));
+        let page = compare_page("t", "", &a, &b);
+        // The figure differs: both cells highlighted.
+        assert!(page.contains("<td class=\"diff\">1</td><td class=\"diff\">2.500</td>"));
+        // The verdict changed: the summary cell is outlined.
+        assert!(page.contains("class=\"fail flip\">target 1 → FAIL 1</td>"));
+        assert!(page.contains("Runs only in A (1): only_a (none)"));
+        // The same run against itself: nothing marked.
+        let same = compare_page("t", "", &b, &b);
+        assert!(!same.contains("class=\"diff\""));
+        assert!(!same.contains(" flip\""));
+        assert!(flipped_checks(&b, &b).is_empty());
     }
 
     #[test]

@@ -74,6 +74,27 @@ pub fn write_report(
     write_page(dir, &page)
 }
 
+/// `report --compare A B`: the summary of two results.json side by side in
+/// `out/compare/index.html`, from the files alone; returns its path.
+pub fn write_comparison(a: &Path, b: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    let (value_a, value_b) = (runs::load(a)?, runs::load(b)?);
+    let runs_a =
+        runs::scenario_runs(&value_a).with_context(|| format!("reading {}", a.display()))?;
+    let runs_b =
+        runs::scenario_runs(&value_b).with_context(|| format!("reading {}", b.display()))?;
+    let intro = format!(
+        "<p>A: <code>{}</code> ({} runs)<br>B: <code>{}</code> ({} runs)<br>\
+         A cell outlined in red changed its verdict; a figure highlighted prints differently \
+         in B than in A.</p>\n",
+        html::escape(&a.display().to_string()),
+        runs_a.len(),
+        html::escape(&b.display().to_string()),
+        runs_b.len()
+    );
+    let page = html::compare_page("plantigrade lab: A against B", &intro, &runs_a, &runs_b);
+    write_page(&out.join("compare"), &page)
+}
+
 fn write_page(dir: &Path, page: &str) -> anyhow::Result<PathBuf> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join("index.html");
@@ -154,5 +175,46 @@ mod tests {
             );
         }
         assert!(page.contains("id=\"s-stairs_up_15cm_walk\""));
+    }
+
+    #[test]
+    fn comparing_a_missing_or_malformed_file_is_an_error_naming_it() {
+        let dir = std::env::temp_dir().join(format!("plantigrade-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.json");
+        std::fs::write(&good, r#"{"scenarios": []}"#).unwrap();
+        let not_json = dir.join("not_json.json");
+        std::fs::write(&not_json, "{ nope").unwrap();
+        let not_results = dir.join("other.json");
+        std::fs::write(&not_results, r#"{"hello": 1}"#).unwrap();
+        let bad_runs = dir.join("bad_runs.json");
+        std::fs::write(&bad_runs, r#"{"scenarios": [{"mode": "none"}]}"#).unwrap();
+        let error = |a: &Path| {
+            format!(
+                "{:#}",
+                write_comparison(a, &good, &dir.join("out")).unwrap_err()
+            )
+        };
+        let messages = [
+            error(&dir.join("absent.json")),
+            error(&not_json),
+            error(&not_results),
+            error(&bad_runs),
+        ];
+        let written = write_comparison(&good, &good, &dir.join("out")).map(|p| p.is_file());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(messages[0].contains("absent.json"), "{}", messages[0]);
+        assert!(messages[1].contains("not valid JSON"), "{}", messages[1]);
+        assert!(
+            messages[2].contains("not a plantigrade-lab results.json"),
+            "{}",
+            messages[2]
+        );
+        assert!(
+            messages[3].contains("no text field 'name'"),
+            "{}",
+            messages[3]
+        );
+        assert!(written.unwrap());
     }
 }

@@ -3,6 +3,8 @@
 //! JSON text (not the lab's structs), so `report --compare` works from two results.json
 //! files alone, whichever lab version wrote them.
 
+use std::path::Path;
+
 use anyhow::Context;
 use serde_json::Value;
 
@@ -178,4 +180,20 @@ pub fn other_checks(results: &Value) -> anyhow::Result<Vec<(String, CheckRow)>> 
         }
     }
     Ok(out)
+}
+
+/// A results.json read and parsed, with an error naming the file when it is missing, not
+/// JSON, or not a lab results object.
+pub fn load(path: &Path) -> anyhow::Result<Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let value: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", path.display()))?;
+    if !value.is_object() || !(value.get("scenarios").is_some() || value.get("clips").is_some()) {
+        anyhow::bail!(
+            "{} is not a plantigrade-lab results.json (no 'scenarios' or 'clips')",
+            path.display()
+        );
+    }
+    Ok(value)
 }
