@@ -26,7 +26,7 @@ mod sample;
 mod stats;
 mod tilt;
 
-pub use csv::write_trace_csv;
+pub use csv::{write_pose_csv, write_trace_csv};
 pub use foot::{
     foot_quality, footfalls, in_stance, stance_drifts, steps_to_alternate, FootQuality,
     STANCE_CONTACT_MIN,

@@ -481,6 +481,13 @@ pub fn run_all_observed(
                     let file = dir.join(format!("{}_{}{suffix}.csv", scenario.name, mode.name()));
                     quality::write_trace_csv(&file, &trace.samples)
                         .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+                    let file = dir.join(format!(
+                        "{}_{}{suffix}_pose.csv",
+                        scenario.name,
+                        mode.name()
+                    ));
+                    quality::write_pose_csv(&file, &trace.samples, actor.graph.skeleton().names())
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
                     if !trace.debug_draw.is_empty() {
                         let file = dir.join(format!(
                             "{}_{}{suffix}_debug_draw.jsonl",
