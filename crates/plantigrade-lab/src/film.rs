@@ -170,7 +170,7 @@ impl Views {
 /// The line under a run's film title: its foot figures and the legend.
 pub fn subtitle(foot: &FootQuality, every_s: f32) -> String {
     format!(
-        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s:.3} s; left blue, right red, locked ball □, predicted landing × at the animated foot's height (green: probes hit, red: missed)",
+        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s · left blue, right red, □ locked ball, × predicted landing (animated height; green hit, red miss)",
         foot.penetration_max_mm,
         foot.float_p95_mm,
         foot.planted_drift_mean_mm,

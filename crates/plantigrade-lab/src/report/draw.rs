@@ -133,7 +133,7 @@ impl Drawer<'_> {
             if let Some((ticks, foot)) = close_up_ticks(samples, self.hz) {
                 let side = if foot == 0 { "left" } else { "right" };
                 film.subtitle = format!(
-                    "the {side} foot's touch-down at {:.3} s: {CLOSE_UP_TICKS} consecutive ticks; left blue, right red, locked ball □, predicted landing × at the animated foot's height (green: probes hit, red: missed)",
+                    "the {side} foot's touch-down at {:.3} s: {CLOSE_UP_TICKS} consecutive ticks · left blue, right red, □ locked ball, × predicted landing (animated height; green hit, red miss)",
                     samples[ticks.start + CLOSE_UP_TICKS / 2].time_s
                 );
                 let path = add(
