@@ -238,10 +238,14 @@ pub fn report_page(
     }
     out.push_str("</table>\n");
     let failing = failing_checks(runs, others);
+    let blocking = failing
+        .iter()
+        .filter(|i| i.contains("class=\"blocking\""))
+        .count();
     let _ = writeln!(
         out,
-        "<h2>Failing checks ({})</h2>\n<ul class=\"checks\">{}</ul>",
-        failing.len(),
+        "<h2>Failing checks: {blocking} failed, {} targets not met</h2>\n<ul class=\"checks\">{}</ul>",
+        failing.len() - blocking,
         failing.join("\n")
     );
 
@@ -530,6 +534,7 @@ mod tests {
         assert!(items[2].starts_with("<li class=\"target\">") && items[2].contains("b_target"));
         assert!(items[3].contains("graph timeline"));
         let page = report_page("t", "", &runs, &[], &Images::new());
+        assert!(page.contains("Failing checks: 2 failed, 1 targets not met"));
         let at = |text: &str| page.find(text).unwrap();
         assert!(at("id=\"s-c_fail\"") < at("id=\"s-b_target\""));
         assert!(at("id=\"s-b_target\"") < at("id=\"s-a_pass\""));
