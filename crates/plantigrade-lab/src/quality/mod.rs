@@ -31,7 +31,7 @@ pub use foot::{
     foot_quality, footfalls, in_stance, stance_drifts, steps_to_alternate, FootQuality,
     STANCE_CONTACT_MIN,
 };
-pub use posture::{posture_quality, PostureProfile, PostureQuality};
+pub use posture::{lean_along_rad, posture_quality, PostureProfile, PostureQuality};
 pub use sample::{FootSample, TickSample};
 pub use tilt::{tilt_quality, TiltQuality, DEFAULT_SETTLE_S};
 

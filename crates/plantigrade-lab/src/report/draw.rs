@@ -110,7 +110,10 @@ impl Drawer<'_> {
             format!("{column}: foot height above the true ground"),
         );
         plots::draw_foot_heights(samples, self.hz, &title, &path)?;
-        let path = add("tilt", format!("{column}: pelvis tilt against the slope"));
+        let path = add(
+            "tilt",
+            format!("{column}: pelvis tilt and torso lean against the slope"),
+        );
         plots::draw_tilt(samples, self.hz, &title, &path)?;
         let path = add("probes", format!("{column}: look-ahead and probe hits"));
         plots::draw_look_ahead(samples, self.hz, &title, &path)?;

@@ -9,13 +9,14 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::quality::{in_stance, TickSample};
+use crate::quality::{in_stance, lean_along_rad, TickSample};
 
 const WIDTH_PX: u32 = 1000;
 const TITLE_PX: u32 = 30;
 const LEFT: RGBColor = RGBColor(30, 90, 210);
 const RIGHT: RGBColor = RGBColor(215, 55, 35);
 const GROUND: RGBColor = RGBColor(140, 95, 50);
+const TORSO: RGBColor = RGBColor(90, 90, 90);
 const HIT: RGBColor = RGBColor(20, 150, 40);
 const MISS: RGBColor = RGBColor(220, 0, 0);
 
@@ -207,12 +208,13 @@ pub fn draw_foot_heights(
 type Line = (&'static str, RGBColor, f64, Vec<(f32, f32)>);
 
 /// Pelvis tilt (the applied pitch and roll) against the true slope under the character
-/// (deg); the slope is left out where the ground is not a plane or a flight.
+/// (deg; the slope is left out where the ground is not a plane or a flight), and the torso
+/// lean the posture metrics judge (pelvis → neck against vertical, forward +).
 pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> anyhow::Result<()> {
     let dt = 1.0 / hz;
     let (root, area) = titled(path, TITLE_PX + 260, title)?;
     let deg = |v: f32| v.to_degrees();
-    let series: [Line; 4] = [
+    let series: [Line; 5] = [
         (
             "pelvis pitch",
             LEFT,
@@ -249,6 +251,18 @@ pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> a
                 .filter_map(|s| Some((s.time_s, deg(s.ground_roll_rad?))))
                 .collect(),
         ),
+        (
+            "torso lean",
+            TORSO,
+            1.0,
+            samples
+                .iter()
+                .map(|s| {
+                    let lean = lean_along_rad(s.pelvis_world, s.neck_world, s.forward_world);
+                    (s.time_s, deg(lean))
+                })
+                .collect(),
+        ),
     ];
     let y = value_range(
         series
@@ -261,7 +275,7 @@ pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> a
     let mut chart = ChartBuilder::on(&area)
         .margin(6)
         .caption(
-            "pelvis tilt (dark) against the true slope under the character (light); pitch blue, up the slope +; roll red",
+            "pelvis tilt (dark) against the true slope under the character (light): pitch blue, up the slope +, roll red; torso lean grey (pelvis → neck, forward +)",
             ("sans-serif", 13),
         )
         .x_label_area_size(30)
