@@ -11,7 +11,11 @@
 //!
 //! Left limbs are blue, right limbs red, the trunk and head dark grey. The heel and ball
 //! points of both feet leave a thin trail over every tick, so a skid shows as a trail lying
-//! on the ground; a square marks a ball the foot IK holds locked.
+//! on the ground; a square marks a ball the foot IK holds locked; a cross marks each foot's
+//! predicted landing (where its probes looked), green when they hit ground, red when not.
+//!
+//! [`render`] draws a whole run; [`render_close_up`] the legs over a few ticks. The `film`
+//! subcommand and the HTML report both draw through them.
 
 use std::path::Path;
 
@@ -21,7 +25,8 @@ use plantigrade_course::Course;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::quality::TickSample;
+use crate::quality::{FootQuality, TickSample};
+use crate::scenarios::{Kind, Scenario};
 
 /// Side-view rows cover this much progress each (m).
 pub const ROW_LENGTH_M: f32 = 5.0;
@@ -40,6 +45,9 @@ const LEFT: RGBColor = RGBColor(30, 90, 210);
 const RIGHT: RGBColor = RGBColor(215, 55, 35);
 const TRUNK: RGBColor = RGBColor(60, 60, 60);
 const GROUND: RGBColor = RGBColor(140, 95, 50);
+/// The debug draw's predicted landing: probes hit ground there, or missed.
+const PROBE_HIT: RGBColor = RGBColor(20, 150, 40);
+const PROBE_MISS: RGBColor = RGBColor(220, 0, 0);
 
 /// Which views a film gets besides the side view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -134,6 +142,40 @@ pub fn bones(skeleton: &Skeleton, map: &HumanoidMap) -> Vec<(usize, usize, Limb)
         }
     }
     bones
+}
+
+/// The bones of an actor's rig (its bone map, or the detected one), for [`Film::bones`].
+pub fn actor_bones(actor: &crate::scenarios::Actor) -> anyhow::Result<Vec<(usize, usize, Limb)>> {
+    let skeleton = actor.graph.skeleton();
+    let map = match &actor.settings.bone_map {
+        Some(names) => HumanoidMap::from_names(skeleton, names)?,
+        None => HumanoidMap::detect(skeleton),
+    };
+    Ok(bones(skeleton, &map))
+}
+
+impl Views {
+    /// The views a scenario gets: from in front where it moves sideways (beams,
+    /// cross-slopes, strafes), from above where it turns.
+    pub fn for_scenario(scenario: &Scenario) -> Views {
+        Views {
+            front: scenario.section.contains("beam")
+                || scenario.section.contains("cross_slope")
+                || scenario.kind == Kind::Strafe,
+            top: matches!(scenario.kind, Kind::Turn180 | Kind::Circle | Kind::Diagonal),
+        }
+    }
+}
+
+/// The line under a run's film title: its foot figures and the legend.
+pub fn subtitle(foot: &FootQuality, every_s: f32) -> String {
+    format!(
+        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s · left blue, right red, □ locked ball, × predicted landing (animated height; green hit, red miss)",
+        foot.penetration_max_mm,
+        foot.float_p95_mm,
+        foot.planted_drift_mean_mm,
+        foot.skate_ratio_stance,
+    )
 }
 
 fn colour(limb: Limb) -> RGBColor {
@@ -360,20 +402,7 @@ pub fn render(film: &Film, path: &Path) -> anyhow::Result<()> {
     let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
     root.fill(&WHITE).map_err(draw_err)?;
     let (title, mut rest) = root.split_vertically(TITLE_PX);
-    title
-        .draw(&Text::new(
-            film.title.clone(),
-            (10, 6),
-            ("sans-serif", 20).into_font().color(&BLACK),
-        ))
-        .map_err(draw_err)?;
-    title
-        .draw(&Text::new(
-            film.subtitle.clone(),
-            (10, 32),
-            ("sans-serif", 13).into_font().color(&TRUNK),
-        ))
-        .map_err(draw_err)?;
+    draw_titles(film, &title)?;
     for (kind, panel) in &panels {
         let (_, h) = panel.size_px();
         let (area, below) = rest.split_vertically(h);
@@ -407,6 +436,42 @@ fn inside(panel: &Panel, p: (f32, f32)) -> bool {
     p.0 >= panel.x.0 && p.0 <= panel.x.1 && p.1 >= panel.y.0 && p.1 <= panel.y.1
 }
 
+/// The part of the segment `a`–`b` inside the rectangle `x` × `y` (Liang–Barsky), `None`
+/// when it misses it.
+fn clip_segment(
+    a: (f32, f32),
+    b: (f32, f32),
+    x: (f32, f32),
+    y: (f32, f32),
+) -> Option<((f32, f32), (f32, f32))> {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let (mut t0, mut t1) = (0.0f32, 1.0f32);
+    // Each edge as (p, q): the segment is inside where p·t ≤ q.
+    for (p, q) in [
+        (-dx, a.0 - x.0),
+        (dx, x.1 - a.0),
+        (-dy, a.1 - y.0),
+        (dy, y.1 - a.1),
+    ] {
+        if p == 0.0 {
+            if q < 0.0 {
+                return None;
+            }
+        } else {
+            let t = q / p;
+            if p < 0.0 {
+                t0 = t0.max(t);
+            } else {
+                t1 = t1.min(t);
+            }
+        }
+    }
+    (t0 <= t1).then_some((
+        (a.0 + t0 * dx, a.1 + t0 * dy),
+        (a.0 + t1 * dx, a.1 + t1 * dy),
+    ))
+}
+
 /// Splits a polyline where consecutive points are more than `gap` apart along x.
 fn split_at_gaps(points: Vec<(f32, f32)>, gap: f32) -> Vec<Vec<(f32, f32)>> {
     let mut runs: Vec<Vec<(f32, f32)>> = Vec::new();
@@ -419,17 +484,21 @@ fn split_at_gaps(points: Vec<(f32, f32)>, gap: f32) -> Vec<Vec<(f32, f32)>> {
     runs
 }
 
-fn draw_panel(
-    film: &Film,
-    frames: &[usize],
+/// A chart in world metres over `x` × `y`, with its grid and axis names drawn.
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    BitMapBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf32, plotters::coord::types::RangedCoordf32>,
+>;
+
+fn chart_on<'a, 'b>(
+    area: &'a DrawingArea<BitMapBackend<'b>, Shift>,
     panel: &Panel,
-    projection: Projection,
-    area: &DrawingArea<BitMapBackend, Shift>,
-) -> anyhow::Result<()> {
-    let samples = film.samples;
+    caption_px: u32,
+) -> anyhow::Result<Chart<'a, 'b>> {
     let mut chart = ChartBuilder::on(area)
         .margin(MARGIN_PX)
-        .caption(panel.caption.clone(), ("sans-serif", 13))
+        .caption(panel.caption.clone(), ("sans-serif", caption_px))
         .x_label_area_size(X_LABELS_PX)
         .y_label_area_size(Y_LABELS_PX)
         .build_cartesian_2d(panel.x.0..panel.x.1, panel.y.0..panel.y.1)
@@ -443,37 +512,52 @@ fn draw_panel(
         .label_style(("sans-serif", 11))
         .draw()
         .map_err(draw_err)?;
+    Ok(chart)
+}
 
-    // The true ground.
-    match projection.kind {
-        ViewKind::Side => {
-            let profile = ground_profile(film.course, &projection, panel.x.0, panel.x.1);
-            for run in split_at_gaps(profile, 0.02) {
-                chart
-                    .draw_series(LineSeries::new(run, GROUND.stroke_width(2)))
-                    .map_err(draw_err)?;
-            }
-        }
+/// The true ground under a panel: the profile along the path (side view) or the cross
+/// section halfway through the run (front view); nothing from above.
+fn draw_ground(
+    chart: &mut Chart,
+    film: &Film,
+    panel: &Panel,
+    projection: Projection,
+) -> anyhow::Result<()> {
+    let samples = film.samples;
+    let line = match projection.kind {
+        ViewKind::Side => ground_profile(film.course, &projection, panel.x.0, panel.x.1),
         ViewKind::Front => {
-            // The cross-section halfway through the run.
             let mid = &samples[samples.len() / 2];
             let centre = projection.origin + projection.forward * projection.along(mid.root_world);
             let steps = ((panel.x.1 - panel.x.0) / 0.01).ceil() as usize;
-            let section: Vec<(f32, f32)> = (0..=steps)
+            (0..=steps)
                 .filter_map(|i| {
                     let l = panel.x.0 + i as f32 * 0.01;
                     let p = centre + projection.left * l;
                     film.course.ground_height(p.x, p.z).map(|h| (l, h))
                 })
-                .collect();
-            for run in split_at_gaps(section, 0.02) {
-                chart
-                    .draw_series(LineSeries::new(run, GROUND.stroke_width(2)))
-                    .map_err(draw_err)?;
-            }
+                .collect()
         }
-        ViewKind::Top => {}
+        ViewKind::Top => Vec::new(),
+    };
+    for run in split_at_gaps(line, 0.02) {
+        chart
+            .draw_series(LineSeries::new(run, GROUND.stroke_width(2)))
+            .map_err(draw_err)?;
     }
+    Ok(())
+}
+
+fn draw_panel(
+    film: &Film,
+    frames: &[usize],
+    panel: &Panel,
+    projection: Projection,
+    area: &DrawingArea<BitMapBackend, Shift>,
+) -> anyhow::Result<()> {
+    let samples = film.samples;
+    let mut chart = chart_on(area, panel, 13)?;
+    draw_ground(&mut chart, film, panel, projection)?;
 
     // Heel and ball trails over every tick.
     for foot in 0..2 {
@@ -509,45 +593,7 @@ fn draw_panel(
         if !(pelvis.0 >= panel.owns.0 && pelvis.0 < panel.owns.1) {
             continue;
         }
-        for &(parent, child, limb) in &film.bones {
-            let (Some(&a), Some(&b)) = (s.joints_world.get(parent), s.joints_world.get(child))
-            else {
-                continue;
-            };
-            if !(a.is_finite() && b.is_finite()) {
-                continue;
-            }
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![projection.project(a), projection.project(b)],
-                    colour(limb).mix(alpha).stroke_width(2),
-                )))
-                .map_err(draw_err)?;
-        }
-        for (foot, c) in [(0, LEFT), (1, RIGHT)] {
-            let f = &s.feet[foot];
-            for p in [f.heel_world, f.ball_world] {
-                if p.is_finite() {
-                    chart
-                        .draw_series(std::iter::once(Circle::new(
-                            projection.project(p),
-                            2,
-                            c.mix(alpha).filled(),
-                        )))
-                        .map_err(draw_err)?;
-                }
-            }
-            if f.locked && f.ball_world.is_finite() {
-                let (x, y) = projection.project(f.ball_world);
-                let h = 0.025;
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(x - h, y - h), (x + h, y + h)],
-                        c.mix(alpha).stroke_width(1),
-                    )))
-                    .map_err(draw_err)?;
-            }
-        }
+        draw_figure(&mut chart, film, s, projection, panel, (alpha, 1.0))?;
         if projection.kind == ViewKind::Side {
             let top = s
                 .joints_world
@@ -566,6 +612,196 @@ fn draw_panel(
                 .map_err(draw_err)?;
         }
     }
+    Ok(())
+}
+
+/// One figure: its bones, the heel and ball points, a square on a locked ball, and the
+/// foot IK's debug draw: each foot's predicted landing (the point its probes looked at) as a
+/// cross, green when a probe hit ground there and red when both missed. `scale` grows the
+/// marks for a close-up. Everything is clipped to the panel (plotters would squash what
+/// lies outside onto its edge).
+fn draw_figure(
+    chart: &mut Chart,
+    film: &Film,
+    s: &TickSample,
+    projection: Projection,
+    panel: &Panel,
+    (alpha, scale): (f64, f32),
+) -> anyhow::Result<()> {
+    let segment = |chart: &mut Chart,
+                   a: (f32, f32),
+                   b: (f32, f32),
+                   style: ShapeStyle|
+     -> anyhow::Result<()> {
+        if let Some((a, b)) = clip_segment(a, b, panel.x, panel.y) {
+            chart
+                .draw_series(std::iter::once(PathElement::new(vec![a, b], style)))
+                .map_err(draw_err)?;
+        }
+        Ok(())
+    };
+    for &(parent, child, limb) in &film.bones {
+        let (Some(&a), Some(&b)) = (s.joints_world.get(parent), s.joints_world.get(child)) else {
+            continue;
+        };
+        if !(a.is_finite() && b.is_finite()) {
+            continue;
+        }
+        segment(
+            chart,
+            projection.project(a),
+            projection.project(b),
+            colour(limb).mix(alpha).stroke_width((2.0 * scale) as u32),
+        )?;
+    }
+    for (foot, c) in [(0, LEFT), (1, RIGHT)] {
+        let f = &s.feet[foot];
+        for p in [f.heel_world, f.ball_world] {
+            if p.is_finite() && inside(panel, projection.project(p)) {
+                chart
+                    .draw_series(std::iter::once(Circle::new(
+                        projection.project(p),
+                        (2.0 * scale) as u32,
+                        c.mix(alpha).filled(),
+                    )))
+                    .map_err(draw_err)?;
+            }
+        }
+        if f.locked && f.ball_world.is_finite() && inside(panel, projection.project(f.ball_world)) {
+            let (x, y) = projection.project(f.ball_world);
+            let h = 0.025;
+            chart
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x - h, y - h), (x + h, y + h)],
+                    c.mix(alpha).stroke_width(1),
+                )))
+                .map_err(draw_err)?;
+        }
+        if let Some(landing) = f.predicted_landing_world.filter(|p| p.is_finite()) {
+            let hit = f.heel_probe_hit || f.toe_probe_hit;
+            let mark = if hit { PROBE_HIT } else { PROBE_MISS };
+            let (x, y) = projection.project(landing);
+            let h = 0.02 * scale;
+            for [a, b] in [
+                [(x - h, y - h), (x + h, y + h)],
+                [(x - h, y + h), (x + h, y - h)],
+            ] {
+                segment(chart, a, b, mark.mix(alpha).stroke_width(2))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Pixels per metre of a close-up.
+const CLOSE_UP_PX_PER_M: f32 = 450.0;
+/// A close-up's frames per row.
+const CLOSE_UP_COLUMNS: usize = 3;
+
+/// A close-up of the legs over one footfall, side view: each of `ticks` (consecutive ticks
+/// around a touch-down) in its own panel, all panels over the same stretch of ground (the
+/// landing foot's ankle ± 0.45 m, from below the ground to above the pelvis) so the frames
+/// compare directly. `foot` (0 left, 1 right) is the landing foot, named in the captions
+/// with its contact weight.
+pub fn render_close_up(
+    film: &Film,
+    ticks: std::ops::Range<usize>,
+    foot: usize,
+    path: &Path,
+) -> anyhow::Result<()> {
+    let samples = film.samples;
+    let ticks = ticks.start.min(samples.len())..ticks.end.min(samples.len());
+    if ticks.is_empty() {
+        anyhow::bail!("no ticks to draw in the close-up");
+    }
+    let side = Projection::new(film.origin_world, film.direction_world, ViewKind::Side);
+    let centre = side.along(samples[ticks.start + ticks.len() / 2].feet[foot].ankle_world);
+    if !centre.is_finite() {
+        anyhow::bail!("the landing foot has no finite position");
+    }
+    let x = (centre - 0.45, centre + 0.45);
+    let (mut y0, mut y1) = (f32::INFINITY, f32::NEG_INFINITY);
+    for s in &samples[ticks.clone()] {
+        for f in &s.feet {
+            for p in [f.heel_world, f.ball_world, f.knee_world] {
+                if p.is_finite() {
+                    y0 = y0.min(p.y);
+                    y1 = y1.max(p.y);
+                }
+            }
+        }
+        if s.pelvis_world.is_finite() {
+            y1 = y1.max(s.pelvis_world.y);
+        }
+    }
+    for (_, g) in ground_profile(film.course, &side, x.0, x.1) {
+        y0 = y0.min(g);
+    }
+    if !y0.is_finite() {
+        anyhow::bail!("the close-up has nothing finite to draw");
+    }
+    let y = (y0 - 0.08, y1 + 0.1);
+    let side_name = if foot == 0 { "left" } else { "right" };
+    let panels: Vec<Panel> = samples[ticks.clone()]
+        .iter()
+        .map(|s| Panel {
+            owns: (f32::NEG_INFINITY, f32::INFINITY),
+            x,
+            y,
+            caption: format!(
+                "{:.3} s · {side_name} contact {:.2}{}",
+                s.time_s,
+                s.feet[foot].contact,
+                if s.feet[foot].locked {
+                    " · locked"
+                } else {
+                    ""
+                }
+            ),
+            x_desc: "along the path (m)",
+            y_desc: "height (m)",
+        })
+        .collect();
+    let size = {
+        let w = ((x.1 - x.0) * CLOSE_UP_PX_PER_M).ceil() as u32;
+        let h = ((y.1 - y.0) * CLOSE_UP_PX_PER_M).ceil() as u32;
+        (
+            w + Y_LABELS_PX + 2 * MARGIN_PX,
+            h + X_LABELS_PX + 2 * MARGIN_PX + 20,
+        )
+    };
+    let rows = panels.len().div_ceil(CLOSE_UP_COLUMNS);
+    let width = size.0 * CLOSE_UP_COLUMNS as u32;
+    let height = TITLE_PX + size.1 * rows as u32;
+    let root = BitMapBackend::new(path, (width, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(draw_err)?;
+    let (title, rest) = root.split_vertically(TITLE_PX);
+    draw_titles(film, &title)?;
+    let cells = rest.split_evenly((rows, CLOSE_UP_COLUMNS));
+    for ((panel, s), cell) in panels.iter().zip(&samples[ticks]).zip(&cells) {
+        let mut chart = chart_on(cell, panel, 12)?;
+        draw_ground(&mut chart, film, panel, side)?;
+        draw_figure(&mut chart, film, s, side, panel, (1.0, 1.5))?;
+    }
+    root.present().map_err(draw_err)?;
+    Ok(())
+}
+
+fn draw_titles(film: &Film, title: &DrawingArea<BitMapBackend, Shift>) -> anyhow::Result<()> {
+    title
+        .draw(&Text::new(
+            film.title.clone(),
+            (10, 6),
+            ("sans-serif", 20).into_font().color(&BLACK),
+        ))
+        .map_err(draw_err)?;
+    title
+        .draw(&Text::new(
+            film.subtitle.clone(),
+            (10, 32),
+            ("sans-serif", 13).into_font().color(&TRUNK),
+        ))
+        .map_err(draw_err)?;
     Ok(())
 }
 
@@ -604,6 +840,22 @@ mod tests {
         let ticks = frame_ticks(&samples, 0.25);
         assert_eq!(ticks, vec![0, 15, 30, 45, 60]);
         assert_eq!(frame_ticks(&samples[..50], 0.25), vec![0, 15, 30, 45, 49]);
+    }
+
+    #[test]
+    fn segments_are_clipped_to_the_panel() {
+        let (x, y) = ((0.0, 1.0), (0.0, 1.0));
+        // Crossing the right edge: cut there.
+        let (a, b) = clip_segment((0.5, 0.5), (1.5, 0.5), x, y).unwrap();
+        assert_eq!((a, b), ((0.5, 0.5), (1.0, 0.5)));
+        // Wholly inside: unchanged.
+        assert_eq!(
+            clip_segment((0.1, 0.2), (0.3, 0.4), x, y),
+            Some(((0.1, 0.2), (0.3, 0.4)))
+        );
+        // Wholly above, and passing beside a corner: nothing.
+        assert_eq!(clip_segment((0.2, 1.5), (0.8, 1.2), x, y), None);
+        assert_eq!(clip_segment((0.8, 1.5), (1.5, 0.8), x, y), None);
     }
 
     #[test]

@@ -61,6 +61,10 @@ struct Cli {
         value_name = "rapier|queries|both"
     )]
     mover: String,
+    /// Skip the HTML report (`<out>/index.html` and its pictures) that `run` and the
+    /// default run write beside results.json.
+    #[arg(long, global = true)]
+    no_report: bool,
 }
 
 impl Cli {
@@ -121,13 +125,14 @@ fn run_scenarios_per_mover(
     course: &plantigrade_course::Course,
     actor: &scenarios::Actor,
     cli: &Cli,
+    observe: &mut report::draw::Observer,
 ) -> anyhow::Result<Vec<scenarios::ScenarioResult>> {
     let movers = cli.movers()?;
     let mut options = cli.run_options()?;
     let mut all = Vec::new();
     for &mover in &movers {
         options.mover = mover;
-        let results = scenarios::run_all(names, course, actor, cli.hz, &options)?;
+        let results = scenarios::run_all_observed(names, course, actor, cli.hz, &options, observe)?;
         if movers.len() > 1 || mover != scenarios::Mover::Rapier {
             println!("\n=== mover: {} ===", mover.name());
         }
@@ -269,6 +274,14 @@ enum Command {
         #[arg(long, value_name = "OUT.ron", requires = "generate")]
         write: Option<PathBuf>,
     },
+    /// The HTML report from results.json files alone (no runs): with `--compare A B`, two
+    /// runs side by side in `<out>/compare/index.html`, the figures that differ and the
+    /// checks whose pass flipped highlighted.
+    Report {
+        /// Two results.json files, A then B (e.g. before and after a change).
+        #[arg(long, num_args = 2, value_names = ["A", "B"], required = true)]
+        compare: Vec<PathBuf>,
+    },
     /// The built-in mannequin.
     Mannequin {
         /// Write the mannequin (skeleton, skinned mesh, every clip) as a binary glTF.
@@ -371,23 +384,95 @@ fn run_scenarios(
     let (out, hz, check) = (&cli.out, cli.hz, cli.check);
     check_hz(hz)?;
     let course = load_course(course)?;
-    let results = run_scenarios_per_mover(names, &course, &scenarios::Actor::mannequin()?, cli)?;
-    let path = report::write_results(
-        out,
-        &Results {
-            clips: None,
-            graph_timeline: None,
-            scenarios: Some(&results),
-            character: None,
-        },
+    let actor = scenarios::Actor::mannequin()?;
+    let (results, images) = report::draw::draw_alongside(
+        report_drawer(cli, &course, &actor)?,
+        &report_selection(cli)?,
+        |observe| run_scenarios_per_mover(names, &course, &actor, cli, observe),
     )?;
+    let results = Results {
+        clips: None,
+        graph_timeline: None,
+        scenarios: Some(&results),
+        character: None,
+    };
+    let path = report::write_results(out, &results)?;
     println!("\nwrote {}", path.display());
-    print_targets(&scenarios::unmet_targets(&results));
-    Ok(verdict(
-        scenarios::failures(&results),
-        &format!("{} scenarios", results.len()),
+    let page = write_report_page(cli, &results, &images)?;
+    let scenario_results = results.scenarios.unwrap_or_default();
+    print_targets(&scenarios::unmet_targets(scenario_results));
+    let passed = verdict(
+        scenarios::failures(scenario_results),
+        &format!("{} scenarios", scenario_results.len()),
         check,
-    ))
+    );
+    print_report_path(page.as_deref());
+    Ok(passed)
+}
+
+/// The report's drawing for this run, `None` with `--no-report`.
+fn report_drawer<'a>(
+    cli: &Cli,
+    course: &'a plantigrade_course::Course,
+    actor: &scenarios::Actor,
+) -> anyhow::Result<Option<report::draw::Drawer<'a>>> {
+    if cli.no_report {
+        return Ok(None);
+    }
+    film::register_font()?;
+    Ok(Some(report::draw::Drawer {
+        dir: cli.out.clone(),
+        course,
+        bones: film::actor_bones(actor)?,
+        hz: cli.hz,
+    }))
+}
+
+/// The runs the report draws: the predictive foot IK (or the one mode run), the first
+/// tilt and the first mover asked for. The other runs are in its tables.
+fn report_selection(cli: &Cli) -> anyhow::Result<report::draw::Selection> {
+    use plantigrade::ik::FootIkMode;
+    let options = cli.run_options()?;
+    let mode = if options.modes.contains(&FootIkMode::Predictive) {
+        FootIkMode::Predictive
+    } else {
+        options.modes[0]
+    };
+    Ok(report::draw::Selection {
+        mode: mode.name().into(),
+        tilt: options.tilts[0].name().into(),
+        mover: cli.movers()?[0].name().into(),
+    })
+}
+
+/// Writes `<out>/index.html` unless `--no-report`; its path.
+fn write_report_page(
+    cli: &Cli,
+    results: &Results,
+    images: &report::html::Images,
+) -> anyhow::Result<Option<PathBuf>> {
+    if cli.no_report {
+        return Ok(None);
+    }
+    let selection = report_selection(cli)?;
+    let intro = format!(
+        "<p>plantigrade-lab {}, {} Hz. Pictures are drawn for the <b>{}</b> foot IK runs \
+         (tilt {}, {} mover); every run is in the tables. Heights against the course's \
+         analytic ground. Click a picture for full size.</p>\n",
+        env!("CARGO_PKG_VERSION"),
+        cli.hz,
+        selection.mode,
+        selection.tilt,
+        selection.mover
+    );
+    report::write_report(&cli.out, results, &intro, images).map(Some)
+}
+
+/// The report's path, last in the terminal summary.
+fn print_report_path(page: Option<&std::path::Path>) {
+    if let Some(page) = page {
+        println!("report: {}", page.display());
+    }
 }
 
 /// `run --character`: the character over the terrain scenarios (or those named), then the
@@ -407,7 +492,7 @@ fn run_character(
         names.to_vec()
     };
     println!("=== {} ===", actor.name);
-    let results = run_scenarios_per_mover(&names, &course, &actor, cli)?;
+    let results = run_scenarios_per_mover(&names, &course, &actor, cli, &mut |_, _, _| Ok(()))?;
     println!("\n=== mannequin, the same runs ===");
     // The reference runs write no traces: the character's are the ones asked for.
     let reference_cli = Cli {
@@ -419,6 +504,7 @@ fn run_character(
         &course,
         &scenarios::Actor::mannequin()?,
         &reference_cli,
+        &mut |_, _, _| Ok(()),
     )?;
     let rows = character::judge(&results, &mannequin, actor.scale);
     character::print(&actor, &rows);
@@ -492,12 +578,7 @@ fn run_film(
     let world = plantigrade_rapier::RapierWorld::from_course(&course)?;
     let dir = cli.out.join("film");
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let skeleton = actor.graph.skeleton();
-    let map = match &actor.settings.bone_map {
-        Some(names) => plantigrade::HumanoidMap::from_names(skeleton, names)?,
-        None => plantigrade::HumanoidMap::detect(skeleton),
-    };
-    let bones = film::bones(skeleton, &map);
+    let bones = film::actor_bones(&actor)?;
     // A character's films are named after it, beside the mannequin's.
     let prefix = match character.files() {
         Some(_) => format!("{}_", actor.name),
@@ -522,7 +603,7 @@ fn run_film(
                     scenario.name,
                     mode.name()
                 ));
-                let f = &result.metrics.foot;
+                let f = &result.metrics;
                 let film = film::Film {
                     title: format!(
                         "{prefix}{} — foot IK {}, tilt {}, {} Hz",
@@ -531,13 +612,7 @@ fn run_film(
                         tilt.name(),
                         cli.hz
                     ),
-                    subtitle: format!(
-                        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s; left blue, right red, locked ball □",
-                        f.penetration_max_mm,
-                        f.float_p95_mm,
-                        f.planted_drift_mean_mm,
-                        f.skate_ratio_stance,
-                    ),
+                    subtitle: film::subtitle(&f.foot, every_s),
                     samples: {
                         let start = trace.samples.partition_point(|s| s.time_s < from_s);
                         let end = trace.samples.partition_point(|s| s.time_s <= to_s);
@@ -548,24 +623,23 @@ fn run_film(
                     origin_world: path_info.spawn,
                     direction_world: path_info.direction,
                     every_s,
-                    views: film::Views {
-                        // Sideways motion shows from in front: the strafes too.
-                        front: scenario.section.contains("beam")
-                            || scenario.section.contains("cross_slope")
-                            || scenario.kind == scenarios::Kind::Strafe,
-                        top: matches!(
-                            scenario.kind,
-                            scenarios::Kind::Turn180
-                                | scenarios::Kind::Circle
-                                | scenarios::Kind::Diagonal
-                        ),
-                    },
+                    views: film::Views::for_scenario(scenario),
                 };
                 film::render(&film, &file)?;
                 println!("wrote {}", file.display());
             }
         }
     }
+    Ok(true)
+}
+
+/// `report --compare A B`: writes the comparison page and prints its path.
+fn run_compare(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<bool> {
+    let [a, b] = files else {
+        anyhow::bail!("--compare takes two results.json files, A and B");
+    };
+    let page = report::write_comparison(a, b, out)?;
+    println!("report: {}", page.display());
     Ok(true)
 }
 
@@ -592,18 +666,21 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
         timelines.push((mover, timeline));
     }
     let course = load_course(None)?;
-    let scenario_results =
-        run_scenarios_per_mover(&[], &course, &scenarios::Actor::mannequin()?, cli)?;
-    let path = report::write_results(
-        out,
-        &Results {
-            clips: Some(&clips),
-            graph_timeline: timelines.first().map(|(_, t)| t),
-            scenarios: Some(&scenario_results),
-            character: None,
-        },
+    let actor = scenarios::Actor::mannequin()?;
+    let (scenario_results, images) = report::draw::draw_alongside(
+        report_drawer(cli, &course, &actor)?,
+        &report_selection(cli)?,
+        |observe| run_scenarios_per_mover(&[], &course, &actor, cli, observe),
     )?;
+    let results = Results {
+        clips: Some(&clips),
+        graph_timeline: timelines.first().map(|(_, t)| t),
+        scenarios: Some(&scenario_results),
+        character: None,
+    };
+    let path = report::write_results(out, &results)?;
     println!("\nwrote {}", path.display());
+    let page = write_report_page(cli, &results, &images)?;
 
     let mut failures = clip_table::failures(&clips);
     let mut unmet: Vec<String> = Vec::new();
@@ -643,7 +720,9 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
         clips.len(),
         scenario_results.len()
     );
-    Ok(verdict(failures, &what, check))
+    let passed = verdict(failures, &what, check);
+    print_report_path(page.as_deref());
+    Ok(passed)
 }
 
 fn main() -> ExitCode {
@@ -674,6 +753,7 @@ fn main() -> ExitCode {
             ..
         } => graph_cmd::generate(&clips, &roles, write.as_deref()),
         Command::Graph { file, clips, .. } => graph_cmd::run(file.as_deref(), &clips),
+        Command::Report { compare } => run_compare(&compare, &cli.out),
         Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
         Command::Inspect {
             file,

@@ -1,5 +1,6 @@
-//! The trace CSV: one row per tick, every field of a [`TickSample`], so the metrics can be
-//! re-derived outside the lab.
+//! The trace CSVs: one row per tick, every field of a [`TickSample`], so the metrics can be
+//! re-derived outside the lab; and the pose, every joint's world position per tick, so a
+//! filmstrip can be redrawn from the trace alone.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -148,6 +149,48 @@ pub fn write_trace_csv(path: &Path, samples: &[TickSample]) -> std::io::Result<(
         row.vec3(s.head_world);
         row.field(deg(s.torso_lean_anim_rad));
         row.field(deg(s.lean_pitch_rad));
+        writeln!(out, "{}", row.0)?;
+    }
+    out.flush()
+}
+
+/// Column names of the pose CSV: `time_s`, then `<joint>_x`, `<joint>_y`, `<joint>_z` per
+/// joint in skeleton order.
+pub fn pose_csv_columns(joint_names: &[String]) -> Vec<String> {
+    let mut columns = vec!["time_s".to_string()];
+    for name in joint_names {
+        columns.extend(["x", "y", "z"].map(|c| format!("{name}_{c}")));
+    }
+    columns
+}
+
+/// Writes every joint's world position per tick (m; columns: [`pose_csv_columns`]): the
+/// whole skeleton, where the trace CSV has only the legs and trunk. A tick without a pose
+/// (or with fewer joints) leaves its fields empty; a column name with a comma or quote is
+/// quoted. Creates the parent directory if needed.
+pub fn write_pose_csv(
+    path: &Path,
+    samples: &[TickSample],
+    joint_names: &[String],
+) -> std::io::Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)?;
+    }
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut header = Row(String::new());
+    for column in pose_csv_columns(joint_names) {
+        header.text(&column);
+    }
+    writeln!(out, "{}", header.0)?;
+    for s in samples {
+        let mut row = Row(String::new());
+        row.field(s.time_s);
+        for j in 0..joint_names.len() {
+            match s.joints_world.get(j) {
+                Some(&p) => row.vec3(p),
+                None => (0..3).for_each(|_| row.field("")),
+            }
+        }
         writeln!(out, "{}", row.0)?;
     }
     out.flush()

@@ -200,7 +200,7 @@ fn sole_speed_m_per_s(samples: &[TickSample], foot: usize, i: usize, hz: f32) ->
 /// curve (non-finite contact), the lower sole point moving slower than 0.35 m/s. A foot the
 /// foot IK is stepping (lifted mid-stance, see [`FootSample::stepping`]) is not in stance:
 /// it is not planted, and the ground skid still sees it if it is dragged instead.
-fn in_stance(samples: &[TickSample], foot: usize, i: usize, hz: f32) -> bool {
+pub fn in_stance(samples: &[TickSample], foot: usize, i: usize, hz: f32) -> bool {
     let sample = &samples[i];
     let foot_sample = &sample.feet[foot];
     if !sample.grounded || lower_sole(foot_sample).is_none() || foot_sample.stepping {

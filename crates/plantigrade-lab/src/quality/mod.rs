@@ -26,11 +26,12 @@ mod sample;
 mod stats;
 mod tilt;
 
-pub use csv::write_trace_csv;
+pub use csv::{write_pose_csv, write_trace_csv};
 pub use foot::{
-    foot_quality, footfalls, stance_drifts, steps_to_alternate, FootQuality, STANCE_CONTACT_MIN,
+    foot_quality, footfalls, in_stance, stance_drifts, steps_to_alternate, FootQuality,
+    STANCE_CONTACT_MIN,
 };
-pub use posture::{posture_quality, PostureProfile, PostureQuality};
+pub use posture::{lean_along_rad, posture_quality, PostureProfile, PostureQuality};
 pub use sample::{FootSample, TickSample};
 pub use tilt::{tilt_quality, TiltQuality, DEFAULT_SETTLE_S};
 

@@ -642,3 +642,36 @@ fn trace_csv_round_trips_columns() {
     assert_eq!(column("state")[6], "jump, \"land\"");
     assert_eq!(column("state")[0], "locomotion");
 }
+
+#[test]
+fn pose_csv_has_every_joint_per_tick_and_empty_fields_without_a_pose() {
+    let names: Vec<String> = ["pelvis", "foot,l"].map(String::from).to_vec();
+    let samples = trace(3, HZ, |i, s| {
+        s.joints_world = if i == 1 {
+            Vec::new()
+        } else {
+            vec![
+                Vec3::new(i as f32, 1.0, 2.0),
+                Vec3::new(0.5, 0.25, -1.0 / 3.0),
+            ]
+        };
+    });
+    let dir = std::env::temp_dir().join(format!("plantigrade-pose-{}", std::process::id()));
+    let path = dir.join("pose.csv");
+    write_pose_csv(&path, &samples, &names).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let rows: Vec<Vec<String>> = text.lines().map(split_csv).collect();
+    assert_eq!(rows.len(), samples.len() + 1);
+    assert_eq!(
+        rows[0],
+        ["time_s", "pelvis_x", "pelvis_y", "pelvis_z", "foot,l_x", "foot,l_y", "foot,l_z"]
+    );
+    assert!(rows.iter().all(|r| r.len() == 7));
+    assert_eq!(rows[3][1], "2");
+    assert_eq!(rows[1][6].parse::<f32>().unwrap(), -1.0 / 3.0);
+    // The tick without a pose: its time, and nothing else.
+    assert!(!rows[2][0].is_empty());
+    assert!(rows[2][1..].iter().all(String::is_empty));
+}

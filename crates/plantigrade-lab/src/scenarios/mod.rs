@@ -19,14 +19,17 @@ mod script;
 mod trace;
 
 pub use actor::Actor;
-pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind};
+pub use catalog::{chosen, is_flight, is_junction, terrain_scenarios, Kind, Scenario};
 // Looked up by name in the sweep's tests.
 #[cfg(test)]
 pub use catalog::SCENARIOS;
 pub use path::path_for;
 pub use print::{failures, print, print_movers, unmet_targets};
-pub use run::{run_all, run_scenario, Mover, RunOptions, ScenarioResult, Setup, TiltMode};
+pub use run::{
+    run_all, run_all_observed, run_scenario, Mover, RunOptions, ScenarioResult, Setup, TiltMode,
+};
 pub(crate) use sample::Sampler;
+pub use trace::Trace;
 
 #[cfg(test)]
 mod tests;

@@ -433,6 +433,19 @@ pub fn run_all(
     hz: f32,
     options: &RunOptions,
 ) -> anyhow::Result<Vec<ScenarioResult>> {
+    run_all_observed(names, course, actor, hz, options, &mut |_, _, _| Ok(()))
+}
+
+/// [`run_all`], handing each run to `observe` as it finishes (the report draws it): its
+/// scenario, its result before the checks across runs are added, and its trace.
+pub fn run_all_observed(
+    names: &[String],
+    course: &Course,
+    actor: &Actor,
+    hz: f32,
+    options: &RunOptions,
+    observe: &mut crate::report::draw::Observer,
+) -> anyhow::Result<Vec<ScenarioResult>> {
     let chosen = chosen(names)?;
     let world = RapierWorld::from_course(course)?;
     let progress = indicatif::ProgressBar::new((chosen.len() * options.modes.len()) as u64)
@@ -468,6 +481,13 @@ pub fn run_all(
                     let file = dir.join(format!("{}_{}{suffix}.csv", scenario.name, mode.name()));
                     quality::write_trace_csv(&file, &trace.samples)
                         .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
+                    let file = dir.join(format!(
+                        "{}_{}{suffix}_pose.csv",
+                        scenario.name,
+                        mode.name()
+                    ));
+                    quality::write_pose_csv(&file, &trace.samples, actor.graph.skeleton().names())
+                        .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
                     if !trace.debug_draw.is_empty() {
                         let file = dir.join(format!(
                             "{}_{}{suffix}_debug_draw.jsonl",
@@ -480,6 +500,7 @@ pub fn run_all(
                             .map_err(|e| anyhow::anyhow!("writing {}: {e}", file.display()))?;
                     }
                 }
+                observe(scenario, &result, trace)?;
                 results.push(result);
                 progress.inc(1);
             }
