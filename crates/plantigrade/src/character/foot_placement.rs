@@ -86,6 +86,21 @@ impl FootPlacement {
         }
     }
 
+    /// Forgets where the feet were (a teleport): locks, planes and smoothing, the landing
+    /// prediction and phase tracking, and probe results cast at the old place (batched
+    /// timing probes at once on the next tick, as at spawn).
+    pub(super) fn reset(&mut self) {
+        if let Ok(foot_ik) = &mut self.foot_ik {
+            foot_ik.reset();
+        }
+        self.landing_feet = [None; 2];
+        self.phase_last = None;
+        self.phase_rate_per_s = 0.0;
+        self.landing_in_s = [f32::NAN; 2];
+        self.probe_results = None;
+        self.batched_started = false;
+    }
+
     /// Foot IK is on, so the gait's stride is warped with the slope (TILT-7).
     pub(super) fn warps_stride(&self) -> bool {
         self.foot_ik

@@ -8,6 +8,10 @@ use crate::graph::RootMotionDelta;
 use crate::motion::{CharacterConfig, Intent, LocomotionVars, Movement, MovementOutput};
 use crate::world::{CharacterPhysics, MoveResult, QueryFilter};
 
+/// A move this much longer (m) than the one asked for is a teleport: collide-and-slide
+/// only shortens a move, or steps and snaps it by a step's height.
+pub const TELEPORT_DETECT_M: f32 = 1.0;
+
 /// Movement state, the capsule's place and what the last move did.
 #[derive(Clone, Debug)]
 pub(super) struct Locomotion {
@@ -46,15 +50,24 @@ impl Locomotion {
         }
     }
 
+    /// Stands the capsule at `feet_world` facing `facing_yaw_rad`, at rest as at spawn:
+    /// no velocity, no jump or crouch under way, no root motion left to apply.
+    pub(super) fn teleport(&mut self, feet_world: Vec3, facing_yaw_rad: f32) {
+        let config = self.config.clone();
+        *self = Locomotion::new(config, feet_world, facing_yaw_rad);
+    }
+
     /// Plans the move from `intent` (and last tick's root motion), moves the capsule
-    /// through `world` and takes in where it really went.
+    /// through `world` and takes in where it really went. Returns whether the world moved
+    /// it more than [`TELEPORT_DETECT_M`] beyond what was asked: a teleport by the host or
+    /// the physics (the procedural state of the old place is then stale).
     pub(super) fn step(
         &mut self,
         dt_s: f32,
         intent: &Intent,
         world: &dyn CharacterPhysics,
         filter: QueryFilter,
-    ) {
+    ) -> bool {
         let request = self.movement.plan(
             &self.config,
             intent,
@@ -66,9 +79,11 @@ impl Locomotion {
         );
         let result = world.move_capsule(&request);
         self.output = self.movement.apply(&self.config, &result, dt_s);
-        if result.translation.is_finite() {
+        let moved = result.translation.is_finite();
+        if moved {
             self.feet_world += result.translation;
         }
         self.last_move = result;
+        moved && (result.translation - request.desired_translation).length() > TELEPORT_DETECT_M
     }
 }

@@ -25,6 +25,12 @@ impl Look {
         }
     }
 
+    /// Forgets the turn it had eased to (a teleport): from the animation again, so the
+    /// head does not sweep from the old place's direction to the target.
+    pub(super) fn reset(&mut self) {
+        self.look_at = LookAt::new(self.look_at.config);
+    }
+
     /// Turns `chain` from now on (the look-at settings' weights changed); the look's
     /// state carries on.
     pub(super) fn set_chain(&mut self, chain: LookAtChain) {

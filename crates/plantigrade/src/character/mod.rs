@@ -29,6 +29,7 @@ use glam::{Quat, Vec3};
 use animator::Animator;
 use foot_placement::{FootPlacement, PlacementInput};
 use locomotion::Locomotion;
+pub use locomotion::TELEPORT_DETECT_M;
 use look::Look;
 use posture::Posture;
 
@@ -73,6 +74,11 @@ pub enum CharacterError {
          live character; spawn a new one"
     )]
     RespawnNeeded { field: &'static str },
+    #[error("teleport to {feet_world} facing {facing_yaw_rad:?}: not a finite place")]
+    Teleport {
+        feet_world: Vec3,
+        facing_yaw_rad: Option<f32>,
+    },
     #[error("tick stages out of order: {called:?} was called while {due:?} was due")]
     StageOrder { due: TickStage, called: TickStage },
 }
@@ -376,9 +382,45 @@ impl Character {
         };
         self.debug.clear();
         self.stage_dt_s = dt_s;
-        self.locomotion.step(dt_s, intent, world, movement_filter);
+        if self.locomotion.step(dt_s, intent, world, movement_filter) {
+            self.forget_place();
+        }
         self.next_stage = TickStage::Animation;
         Ok(())
+    }
+
+    /// Moves the character to `feet_world` (the capsule's bottom, world space) in one go,
+    /// facing `facing_yaw_rad` (world yaw; `None` keeps its facing), at rest as at spawn:
+    /// a spawn point, a respawn, a cutscene's mark. What it carried from the old place is
+    /// forgotten: foot locks, support planes and smoothing, the landing prediction and
+    /// probe results, pelvis tilt, the landing dip, lean and the look-at's turn. No foot
+    /// stays behind and nothing eases in from there. Call it between ticks; the next tick
+    /// starts there. A move the physics makes of more than
+    /// [`TELEPORT_DETECT_M`] beyond the one asked for resets the same way.
+    /// Non-finite input is an error and changes nothing.
+    pub fn teleport(
+        &mut self,
+        feet_world: Vec3,
+        facing_yaw_rad: Option<f32>,
+    ) -> Result<(), CharacterError> {
+        let yaw = facing_yaw_rad.unwrap_or(self.locomotion.movement.facing_yaw_rad());
+        if !(feet_world.is_finite() && yaw.is_finite()) {
+            return Err(CharacterError::Teleport {
+                feet_world,
+                facing_yaw_rad,
+            });
+        }
+        self.locomotion.teleport(feet_world, yaw);
+        self.forget_place();
+        self.next_stage = TickStage::Movement;
+        Ok(())
+    }
+
+    /// Forgets the procedural state of where the character was (see [`Self::teleport`]).
+    fn forget_place(&mut self) {
+        self.feet.reset();
+        self.posture.reset();
+        self.look.reset();
     }
 
     /// The tick's second stage: the movement's variables → animation graph → local and

@@ -123,6 +123,20 @@ impl Posture {
         }
     }
 
+    /// Forgets the ground it stood on (a teleport): tilt back at rest, no landing dip, no
+    /// lean carried from the old place, the slope's playback scale back to 1.
+    pub(super) fn reset(&mut self) {
+        self.tilt.reset();
+        self.tilt_output = None;
+        self.impact.reset();
+        self.impact_output = ImpactOutput::default();
+        self.lean = Lean::default();
+        self.flight_stride_share = 1.0;
+        self.flight_stride_share_target = 1.0;
+        self.slope_speed_scale = 1.0;
+        self.slope_speed_scale_target = 1.0;
+    }
+
     /// TILT-7: how much faster the gait plays on this slope (from last tick's tilt; 1 on
     /// flat ground, in the air, or when the stride is not warped). On a flight of stairs
     /// the slope's scale is corrected, eased, by the share that makes each step a whole

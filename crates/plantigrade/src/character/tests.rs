@@ -432,3 +432,144 @@ fn a_rig_starting_at_its_pelvis_does_not_lift_its_capsule() {
     );
     assert!(sway_rad > 0.01, "facing swayed {sway_rad} rad");
 }
+
+/// A 15° ramp up +z for |x| < 5 (standing on it tilts the pelvis), flat ground at 0
+/// elsewhere; `jump` moves the capsule by that much more than asked on the next move (a
+/// host or physics engine teleporting it).
+struct RampThenFlat {
+    jump: std::cell::Cell<Vec3>,
+}
+
+impl RampThenFlat {
+    fn height_and_normal(x: f32, z: f32) -> (f32, Vec3) {
+        let tan = 15f32.to_radians().tan();
+        if x.abs() < 5.0 && z > 0.0 {
+            (z * tan, Vec3::new(0.0, 1.0, -tan).normalize())
+        } else {
+            (0.0, Vec3::Y)
+        }
+    }
+}
+
+impl crate::world::SpatialQueries for RampThenFlat {
+    fn cast_ray(
+        &self,
+        origin: Vec3,
+        direction: Vec3,
+        max_distance_m: f32,
+        filter: crate::world::QueryFilter,
+    ) -> Option<crate::world::RayHit> {
+        HeightWorld::new(|x, z| Some(Self::height_and_normal(x, z))).cast_ray(
+            origin,
+            direction,
+            max_distance_m,
+            filter,
+        )
+    }
+
+    fn cast_capsule(
+        &self,
+        _: crate::world::Capsule,
+        _: Vec3,
+        _: Vec3,
+        _: f32,
+        _: crate::world::QueryFilter,
+    ) -> Option<crate::world::RayHit> {
+        None
+    }
+}
+
+impl crate::world::CharacterMover for RampThenFlat {
+    fn move_capsule(&self, request: &crate::world::MoveRequest) -> crate::world::MoveResult {
+        crate::world::MoveResult {
+            translation: request.desired_translation + self.jump.replace(Vec3::ZERO),
+            grounded: true,
+            floor_normal: None,
+            sliding_down_slope: false,
+            hit_wall: false,
+        }
+    }
+}
+
+/// Stands the mannequin on the ramp for a second (feet locked there, pelvis tilted), moves
+/// it 50 m away onto flat ground with `teleport`, ticks once, and returns the character
+/// and how far its farthest joint is from its new feet (m).
+fn stood_on_the_ramp_then_moved(
+    teleport: impl FnOnce(&mut Character, &RampThenFlat),
+) -> (Character, f32) {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = RampThenFlat {
+        jump: std::cell::Cell::new(Vec3::ZERO),
+    };
+    let start = Vec3::new(0.0, RampThenFlat::height_and_normal(0.0, 2.0).0, 2.0);
+    let mut c = Character::new(CharacterConfig::default(), graph, start, 0.0).unwrap();
+    let still = Intent::default();
+    for _ in 0..60 {
+        c.tick(1.0 / 60.0, &still, &world).unwrap();
+    }
+    let tilted = c.tilt_output().unwrap().pitch_rad;
+    assert!(tilted > 5f32.to_radians(), "tilted on the ramp: {tilted}");
+    teleport(&mut c, &world);
+    c.tick(1.0 / 60.0, &still, &world).unwrap();
+    let feet = c.feet_world();
+    let farthest = c
+        .model_pose()
+        .joints_model()
+        .iter()
+        .map(|m| c.model_to_world(Vec3::from(m.translation)).distance(feet))
+        .fold(0.0, f32::max);
+    (c, farthest)
+}
+
+#[test]
+fn a_teleport_forgets_the_old_place_and_a_jump_by_the_physics_is_one() {
+    let there = Vec3::new(50.0, 0.0, 50.0);
+    for how in ["teleport", "physics"] {
+        let (c, farthest_m) = stood_on_the_ramp_then_moved(|c, world| match how {
+            "teleport" => c.teleport(there, Some(1.0)).unwrap(),
+            _ => world.jump.set(there - c.feet_world()),
+        });
+        assert!(
+            c.feet_world().distance(there) < 0.05,
+            "{how}: at {}",
+            c.feet_world()
+        );
+        // No foot left locked on the ramp 70 m back: the whole body is at the new place.
+        assert!(
+            farthest_m < 2.0,
+            "{how}: a joint {farthest_m} m from the feet"
+        );
+        let ik = c.foot_ik_output().unwrap();
+        assert_eq!(ik.reach_clamps, 0, "{how}: {ik:?}");
+        // The tilt starts from rest on the flat, not easing down from the ramp's 15°.
+        let pitch = c.tilt_output().unwrap().pitch_rad;
+        assert!(pitch.abs() < 1f32.to_radians(), "{how}: pitch {pitch}");
+        if how == "teleport" {
+            assert!((c.facing_yaw_rad() - 1.0).abs() < 1e-4);
+        }
+    }
+    // Without the reset the lock would hold a foot at the ramp; the same jump short of
+    // the threshold is ordinary movement and keeps the tilt easing.
+    let (c, _) = stood_on_the_ramp_then_moved(|_, world| {
+        world.jump.set(Vec3::new(0.0, 0.0, 0.5 * TELEPORT_DETECT_M))
+    });
+    assert!(c.tilt_output().unwrap().pitch_rad > 5f32.to_radians());
+}
+
+#[test]
+fn a_teleport_to_nowhere_is_an_error_and_changes_nothing() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let mut c = Character::new(CharacterConfig::default(), graph, Vec3::ZERO, 0.0).unwrap();
+    for (to, yaw) in [
+        (Vec3::new(f32::NAN, 0.0, 0.0), None),
+        (Vec3::new(0.0, f32::INFINITY, 0.0), Some(0.0)),
+        (Vec3::ZERO, Some(f32::NAN)),
+    ] {
+        assert!(matches!(
+            c.teleport(to, yaw),
+            Err(CharacterError::Teleport { .. })
+        ));
+        assert_eq!(c.feet_world(), Vec3::ZERO);
+        assert_eq!(c.facing_yaw_rad(), 0.0);
+    }
+}
