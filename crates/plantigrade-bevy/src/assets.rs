@@ -499,7 +499,7 @@ impl JointRebase {
 }
 
 /// The facing yaw (0 faces +Z, positive toward +X) of a rotation.
-fn yaw_of(rotation: Quat) -> f32 {
+pub(crate) fn yaw_of(rotation: Quat) -> f32 {
     let forward = rotation * Vec3::Z;
     if forward.x.abs() + forward.z.abs() < 1e-6 {
         0.0

@@ -519,6 +519,7 @@ fn move_characters(
         &mut CharacterIntent,
         &LookTarget,
         &CharacterToggles,
+        &Transform,
     )>,
 ) {
     let Ok(context) = rapier.single() else {
@@ -529,12 +530,13 @@ fn move_characters(
         controller: config.controller(),
     };
     let dt_s = time.delta_secs();
-    for (entity, mut pc, mut intent, look, toggles) in &mut characters {
+    for (entity, mut pc, mut intent, look, toggles, transform) in &mut characters {
         // Not in the physics world yet (spawned this frame): no tick, so no later stage.
         if !world.has_collider(pc.capsule_entity) {
             continue;
         }
         let c = &mut pc.character;
+        teleport_if_moved_by_game(entity, c, transform);
         c.set_look_target(look.target_world);
         c.set_debug_draw(toggles.debug_draw);
         c.set_foot_ik_mode(toggles.foot_ik.into());
@@ -542,6 +544,27 @@ fn move_characters(
             warn!("plantigrade: character {entity} movement failed: {e}");
         }
         intent.jump = false;
+    }
+}
+
+/// The entity's Transform moved further than this (m) from the character's feet, or
+/// turned further than [`TURNED_BY_GAME_RAD`] from its facing, is the game's doing: the
+/// plugin writes it from the character every tick.
+const MOVED_BY_GAME_M: f32 = 1e-3;
+const TURNED_BY_GAME_RAD: f32 = 1e-3;
+
+/// A game that set the character entity's Transform (a spawn point, a respawn) teleports
+/// the character there ([`Character::teleport`]): it stands there at rest with nothing
+/// carried from the old place, instead of being written back where it was.
+fn teleport_if_moved_by_game(entity: Entity, c: &mut Character, transform: &Transform) {
+    let placed = transform.translation;
+    let yaw = assets::yaw_of(transform.rotation);
+    let moved = placed.distance(c.feet_world()) > MOVED_BY_GAME_M;
+    let turned = plantigrade::math::wrap_angle(yaw - c.facing_yaw_rad()).abs() > TURNED_BY_GAME_RAD;
+    if moved || turned {
+        if let Err(e) = c.teleport(placed, Some(yaw)) {
+            warn!("plantigrade: character {entity} cannot be moved there: {e}");
+        }
     }
 }
 

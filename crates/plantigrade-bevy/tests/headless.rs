@@ -658,3 +658,39 @@ fn queries_match_a_rapier_world_of_the_same_course() {
         .unwrap();
     assert!(hits > 600, "{hits} hits");
 }
+
+/// A game moving the character's entity (a respawn) teleports it: the next tick starts
+/// there at rest, with no foot left behind, instead of the plugin writing it back.
+#[test]
+fn setting_the_entitys_transform_teleports_the_character() {
+    let course = Course::default_course();
+    let (mut app, character) = app_on(&course, "flat", walk);
+    run_ticks(&mut app, character, 60);
+    let start = course.section("flat").unwrap().spawn_world;
+    let there = Vec3::new(start.x, start.y, start.z - 4.0);
+    *app.world_mut().get_mut::<Transform>(character).unwrap() =
+        Transform::from_translation(there).with_rotation(Quat::from_rotation_y(1.0));
+    run_ticks(&mut app, character, 61);
+    let pc = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    let c = pc.character();
+    // One tick of walking from there (the walk picks up again from rest).
+    assert!(
+        c.feet_world().distance(there) < 0.05,
+        "feet at {}",
+        c.feet_world()
+    );
+    let farthest_m = c
+        .model_pose()
+        .joints_model()
+        .iter()
+        .map(|m| {
+            c.model_to_world(Vec3::from(m.translation))
+                .distance(c.feet_world())
+        })
+        .fold(0.0, f32::max);
+    assert!(farthest_m < 2.0, "a joint {farthest_m} m from the feet");
+    assert_eq!(c.foot_ik_output().unwrap().reach_clamps, 0);
+    // The entity now says where the character is.
+    let transform = app.world().get::<Transform>(character).unwrap();
+    assert!(transform.translation.distance(c.feet_world()) < 1e-5);
+}
