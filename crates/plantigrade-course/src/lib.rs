@@ -24,6 +24,7 @@
 mod analytic_world;
 mod default_course;
 mod geometry;
+pub mod invariants;
 
 #[cfg(test)]
 mod tests;
