@@ -80,11 +80,12 @@ impl Cap {
 const RISER_EDGE_TOLERANCE_M: f32 = 1.0e-5;
 
 /// SplitMix64: a tiny, well-mixed integer generator; the same seed gives the same bumps on
-/// every platform.
-struct SplitMix64(u64);
+/// every platform (and the lab's soak the same run).
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
 
 impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -93,7 +94,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in `[0, 1)` with 24 bits (exact in f32).
-    fn next_unit(&mut self) -> f32 {
+    pub fn next_unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
 }

@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 pub use analytic_world::AnalyticWorld;
 pub use default_course::{SECTION_NAMES, SECTION_SPACING_M};
-pub use geometry::Cap;
+pub use geometry::{Cap, SplitMix64};
 
 /// A test course: named sections of geometry, laid out so they do not overlap.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

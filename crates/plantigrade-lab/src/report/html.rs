@@ -209,18 +209,9 @@ pub fn report_page(
     let columns = unique(runs.iter().map(|r| r.column.as_str()));
     let scenarios = scenario_order(runs);
 
-    out.push_str("<h2>Summary</h2>\n<table><tr><th>scenario</th>");
-    for c in &columns {
-        let _ = write!(out, "<th>{}</th>", escape(c));
-    }
-    out.push_str("</tr>\n");
+    summary_head(&mut out, "Summary", &columns);
     for s in &scenarios {
-        let _ = write!(
-            out,
-            "<tr><td><a href=\"#{}\">{}</a></td>",
-            anchor(s),
-            escape(s)
-        );
+        summary_row_head(&mut out, s);
         for c in &columns {
             match find(runs, s, c) {
                 Some(run) => {
@@ -304,18 +295,9 @@ pub fn compare_page(title: &str, intro: &str, a: &[RunSummary], b: &[RunSummary]
     let columns = unique(both.iter().map(|r| r.column.as_str()));
     let scenarios = scenario_order(&both);
 
-    out.push_str("<h2>Summary (A → B)</h2>\n<table><tr><th>scenario</th>");
-    for c in &columns {
-        let _ = write!(out, "<th>{}</th>", escape(c));
-    }
-    out.push_str("</tr>\n");
+    summary_head(&mut out, "Summary (A → B)", &columns);
     for s in &scenarios {
-        let _ = write!(
-            out,
-            "<tr><td><a href=\"#{}\">{}</a></td>",
-            anchor(s),
-            escape(s)
-        );
+        summary_row_head(&mut out, s);
         for c in &columns {
             let (ra, rb) = (find(a, s, c), find(b, s, c));
             let text = |r: Option<&RunSummary>| r.map_or("—".to_string(), status_text);
@@ -463,6 +445,29 @@ pub fn flipped_checks(a: &[RunSummary], b: &[RunSummary]) -> Vec<String> {
     let mut items: Vec<String> = rows.iter().filter(|r| r.0).map(|r| r.1.clone()).collect();
     items.extend(rows.iter().filter(|r| !r.0).map(|r| r.1.clone()));
     items
+}
+
+/// The summary table's heading and its header row: a scenario column, then `columns`.
+fn summary_head(out: &mut String, title: &str, columns: &[String]) {
+    let _ = write!(
+        out,
+        "<h2>{}</h2>\n<table><tr><th>scenario</th>",
+        escape(title)
+    );
+    for c in columns {
+        let _ = write!(out, "<th>{}</th>", escape(c));
+    }
+    out.push_str("</tr>\n");
+}
+
+/// A summary row's first cell: the scenario, linked to its section.
+fn summary_row_head(out: &mut String, scenario: &str) {
+    let _ = write!(
+        out,
+        "<tr><td><a href=\"#{}\">{}</a></td>",
+        anchor(scenario),
+        escape(scenario)
+    );
 }
 
 #[cfg(test)]
