@@ -288,48 +288,6 @@ fn aim_holds_ahead_over_hips_turned_into_a_sideways_run() {
 }
 
 #[test]
-fn mutated_graph_files_give_errors_not_panics() {
-    let m = Mannequin::new();
-    let source = plantigrade::mannequin::DEFAULT_GRAPH_RON.as_bytes();
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
-    let replacements = b"\"(),:[]!&|<>=.-0123456789eE aXZ_";
-    let mut errors = 0;
-    for case in 0..400 {
-        let mut bytes = source.to_vec();
-        match case % 3 {
-            0 => bytes.truncate(next() as usize % bytes.len()),
-            _ => {
-                for _ in 0..1 + next() % 3 {
-                    let at = next() as usize % bytes.len();
-                    bytes[at] = replacements[next() as usize % replacements.len()];
-                }
-            }
-        }
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            continue;
-        };
-        let outcome = std::panic::catch_unwind(|| {
-            plantigrade::graph::GraphAsset::from_ron(text, &m.skeleton, m.clips.clone()).map(|_| ())
-        });
-        match outcome {
-            Ok(Err(err)) => {
-                errors += 1;
-                assert!(!err.to_string().is_empty());
-            }
-            Ok(Ok(())) => {}
-            Err(_) => panic!("loader panicked on mutation {case}:\n{text}"),
-        }
-    }
-    assert!(errors > 200, "most mutations should be refused ({errors})");
-}
-
-#[test]
 fn a_strafe_reversal_restarts_the_gait_heading_the_new_way() {
     let (_, mut g, mut pose) = setup();
     let clip = |g: &GraphInstance, name: &str| {
