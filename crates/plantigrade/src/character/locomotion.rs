@@ -59,7 +59,7 @@ impl Locomotion {
 
     /// Plans the move from `intent` (and last tick's root motion), moves the capsule
     /// through `world` and takes in where it really went. Returns whether the world moved
-    /// it more than [`TELEPORT_DETECT_M`] beyond what was asked: a teleport by the host or
+    /// it more than [`TELEPORT_DETECT_M`] further than asked: a teleport by the host or
     /// the physics (the procedural state of the old place is then stale).
     pub(super) fn step(
         &mut self,
@@ -84,6 +84,9 @@ impl Locomotion {
             self.feet_world += result.translation;
         }
         self.last_move = result;
-        moved && (result.translation - request.desired_translation).length() > TELEPORT_DETECT_M
+        // Further than asked, not just elsewhere: a sprint blocked by a wall on a long tick
+        // falls short of its request by more than the threshold, and is no teleport.
+        let asked_m = request.desired_translation.length();
+        moved && result.translation.length() > asked_m + TELEPORT_DETECT_M
     }
 }

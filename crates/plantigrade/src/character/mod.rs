@@ -396,7 +396,7 @@ impl Character {
     /// probe results, pelvis tilt, the landing dip, lean and the look-at's turn. No foot
     /// stays behind and nothing eases in from there. Call it between ticks; the next tick
     /// starts there. A move the physics makes of more than
-    /// [`TELEPORT_DETECT_M`] beyond the one asked for resets the same way.
+    /// [`TELEPORT_DETECT_M`] further than the one asked for resets the same way.
     /// Non-finite input is an error and changes nothing.
     pub fn teleport(
         &mut self,
