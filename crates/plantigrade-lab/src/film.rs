@@ -41,13 +41,13 @@ const X_LABELS_PX: u32 = 22;
 const Y_LABELS_PX: u32 = 44;
 const TITLE_PX: u32 = 56;
 
-const LEFT: RGBColor = RGBColor(30, 90, 210);
-const RIGHT: RGBColor = RGBColor(215, 55, 35);
+pub(crate) const LEFT: RGBColor = RGBColor(30, 90, 210);
+pub(crate) const RIGHT: RGBColor = RGBColor(215, 55, 35);
 const TRUNK: RGBColor = RGBColor(60, 60, 60);
-const GROUND: RGBColor = RGBColor(140, 95, 50);
+pub(crate) const GROUND: RGBColor = RGBColor(140, 95, 50);
 /// The debug draw's predicted landing: probes hit ground there, or missed.
-const PROBE_HIT: RGBColor = RGBColor(20, 150, 40);
-const PROBE_MISS: RGBColor = RGBColor(220, 0, 0);
+pub(crate) const PROBE_HIT: RGBColor = RGBColor(20, 150, 40);
+pub(crate) const PROBE_MISS: RGBColor = RGBColor(220, 0, 0);
 
 /// Which views a film gets besides the side view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -9,16 +9,12 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use crate::film::{GROUND, LEFT, PROBE_HIT as HIT, PROBE_MISS as MISS, RIGHT};
 use crate::quality::{in_stance, lean_along_rad, TickSample};
 
 const WIDTH_PX: u32 = 1000;
 const TITLE_PX: u32 = 30;
-const LEFT: RGBColor = RGBColor(30, 90, 210);
-const RIGHT: RGBColor = RGBColor(215, 55, 35);
-const GROUND: RGBColor = RGBColor(140, 95, 50);
 const TORSO: RGBColor = RGBColor(90, 90, 90);
-const HIT: RGBColor = RGBColor(20, 150, 40);
-const MISS: RGBColor = RGBColor(220, 0, 0);
 
 /// Time intervals `[start, end)` (s) of the ticks where `on` holds: a tick at `time_s`
 /// covers `[time_s, time_s + dt)`, so a single tick is an interval of one tick.
@@ -105,6 +101,25 @@ fn draw_err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow::anyhow!("drawing a plot: {e:?}")
 }
 
+/// A time-series chart's grid: time (s) along, `y_desc` up, light lines.
+fn time_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf32, plotters::coord::types::RangedCoordf32>,
+    >,
+    y_desc: &str,
+) -> anyhow::Result<()> {
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(y_desc)
+        .light_line_style(RGBColor(238, 238, 238))
+        .label_style(("sans-serif", 11))
+        .draw()
+        .map_err(draw_err)
+}
+
 /// The time axis of a run (s).
 fn time_range(samples: &[TickSample], dt_s: f32) -> Range<f32> {
     let start = samples.first().map_or(0.0, |s| s.time_s);
@@ -170,14 +185,7 @@ pub fn draw_foot_heights(
             .y_label_area_size(50)
             .build_cartesian_2d(time.clone(), y.clone())
             .map_err(draw_err)?;
-        chart
-            .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("height (mm)")
-            .light_line_style(RGBColor(238, 238, 238))
-            .label_style(("sans-serif", 11))
-            .draw()
-            .map_err(draw_err)?;
+        time_mesh(&mut chart, "height (mm)")?;
         chart
             .draw_series(stance_intervals(samples, foot, hz).into_iter().map(|r| {
                 Rectangle::new(
@@ -282,14 +290,7 @@ pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> a
         .y_label_area_size(50)
         .build_cartesian_2d(time_range(samples, dt), y)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("angle (deg)")
-        .light_line_style(RGBColor(238, 238, 238))
-        .label_style(("sans-serif", 11))
-        .draw()
-        .map_err(draw_err)?;
+    time_mesh(&mut chart, "angle (deg)")?;
     for (name, colour, shade, points) in series {
         let width = if shade < 1.0 { 3 } else { 1 };
         let style = colour.mix(shade).stroke_width(width);
@@ -345,14 +346,7 @@ pub fn draw_look_ahead(
         .y_label_area_size(50)
         .build_cartesian_2d(time.clone(), 0f32.min(y.start)..y.end)
         .map_err(draw_err)?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("look-ahead (cm)")
-        .light_line_style(RGBColor(238, 238, 238))
-        .label_style(("sans-serif", 11))
-        .draw()
-        .map_err(draw_err)?;
+    time_mesh(&mut chart, "look-ahead (cm)")?;
     for (points, colour) in lines.into_iter().zip([LEFT, RIGHT]) {
         for run in split_at_gaps(points, 1.5 * dt) {
             chart
