@@ -97,12 +97,23 @@ impl TrackValue for Quat {
             + h10 * Vec4::from(out0)
             + h01 * Vec4::from(v1)
             + h11 * Vec4::from(in1);
-        // glTF: the spline is evaluated per component, then normalised.
-        Quat::from_vec4(v).normalize()
+        // glTF: the spline is evaluated per component, then normalised. Tangents in a file
+        // can be anything finite: a sum that overflows or cancels to zero has no direction,
+        // and the keys' own arc stands in for it.
+        Quat::from_vec4(v)
+            .canonical_key()
+            .unwrap_or_else(|| v0.slerp(v1, t))
     }
     fn canonical_key(self) -> Option<Self> {
-        let len_sq = self.length_squared();
-        (len_sq > 1e-12).then(|| self * len_sq.sqrt().recip())
+        // Scaled to its largest component first: a key like (0, 1e30, 1e30, 1) is finite
+        // but its squared length is not (it was kept as a zero rotation).
+        // A key shorter than 1e-6 (its largest component at most that) is no rotation.
+        let largest = Vec4::from(self).abs().max_element();
+        if !(largest.is_finite() && largest > 1e-6) {
+            return None;
+        }
+        let scaled = self * largest.recip();
+        Some(scaled * scaled.length().recip())
     }
     fn is_finite_value(&self) -> bool {
         self.is_finite()

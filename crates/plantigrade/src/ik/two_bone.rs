@@ -326,7 +326,7 @@ impl TwoBoneIkJob {
         let target_distance = to_target.length();
         let aim = [to_target, self.end_model - start, thigh]
             .into_iter()
-            .find_map(|v| v.try_normalize())
+            .find_map(direction_of)
             .unwrap_or(Vec3::NEG_Y);
 
         // Reach: soften toward full extension, clamp to the reachable shell.
@@ -427,7 +427,10 @@ impl TwoBoneIkJob {
             mid_correction_model,
             mid_model,
             end_model,
-            reached: end_new.distance(self.target_model) <= REACH_TOLERANCE_M,
+            // Where the full corrections put the end, not where the plan said it would be.
+            reached: (start + start_correction * thigh + mid_correction * calf)
+                .distance(self.target_model)
+                <= REACH_TOLERANCE_M,
             clamped,
             pole_used,
             degenerate: false,
@@ -452,10 +455,34 @@ fn rotation_arc(from: Vec3, to: Vec3, hinge: Vec3) -> Quat {
     (small_arc(turn * from, to) * turn).normalize()
 }
 
-/// Unit component of `v` perpendicular to the unit vector `axis`, `None` if it vanishes.
+/// Unit component of `v` perpendicular to the unit vector `axis`, `None` if it vanishes:
+/// shorter than [`PARALLEL_SIN`] of `v` (or than [`DIRECTION_EPSILON`]). Rounding leaves a
+/// residue of about 1e-8 of a vector parallel to `axis`, pointing anywhere; normalised, it
+/// would be taken for a direction off the axis, and a knee bent in that plane misses its
+/// target (found by the stage property test: a pole along the hip→target line).
 fn perpendicular_to(v: Vec3, axis: Vec3) -> Option<Vec3> {
-    (v - axis * v.dot(axis)).try_normalize()
+    let residue = v - axis * v.dot(axis);
+    let length = residue.length();
+    if length > DIRECTION_EPSILON.max(PARALLEL_SIN * v.length()) {
+        residue.try_normalize()
+    } else {
+        None
+    }
 }
+
+/// The unit direction of `v`, even where its length overflows (a target 1e30 m away still
+/// has a direction); `None` for a zero or non-finite vector.
+fn direction_of(v: Vec3) -> Option<Vec3> {
+    let largest = v.abs().max_element();
+    if largest > 0.0 && largest.is_finite() {
+        (v / largest).try_normalize()
+    } else {
+        None
+    }
+}
+
+/// A vector within this sine of an axis counts as parallel to it ([`perpendicular_to`]).
+const PARALLEL_SIN: f32 = 1e-4;
 
 /// A model-space pole direction "in front of the knee" from the current pose: the unit
 /// offset of the knee (`mid_model`) from the hip→ankle line (`start_model`→`end_model`),
