@@ -263,6 +263,65 @@ fn length_of(length: CharacterLength, capsule: Capsule) -> f32 {
     }
 }
 
+/// How far (m) a capsule of `radius_m` against a riser must be carried past where it
+/// stands to rest on the nosing at `max_climb_rad` or less from level: the bottom sphere
+/// touches the edge at that angle once its centre is `radius · sin(max_climb)` from it,
+/// and it starts `radius` (plus the skin) back.
+fn step_reach_m(radius_m: f32, max_climb_rad: f32, skin_m: f32) -> f32 {
+    // A little past the limiting angle, so the contact is not read as too steep.
+    let sin = (max_climb_rad.sin() * 0.9).clamp(0.0, 1.0);
+    radius_m * (1.0 - sin) + 2.0 * skin_m
+}
+
+/// A step up a riser the way a person takes it, for a capsule that rapier's autostep left
+/// against it: up by at most `step_m`, `over` along the tread, then down onto it. `None`
+/// when the capsule has no room up there or across, or when what it lands on is not higher
+/// than where it stood (no riser) or more than a step up. The returned translation leaves
+/// the capsule `skin_m` above what it lands on, as rapier does.
+fn step_onto_riser(
+    queries: &QueryPipeline,
+    shape: &CapsuleShape,
+    center: Vec3,
+    over: Vec3,
+    step_m: f32,
+    skin_m: f32,
+) -> Option<Vec3> {
+    let cast = |from: Vec3, direction: Vec3, distance_m: f32| {
+        queries
+            .cast_shape(
+                &Pose::from_translation(from),
+                direction,
+                shape,
+                ShapeCastOptions {
+                    max_time_of_impact: distance_m,
+                    target_distance: 0.0,
+                    stop_at_penetration: false,
+                    compute_impact_geometry_on_penetration: false,
+                },
+            )
+            .map(|(_, hit)| hit.time_of_impact)
+    };
+    let over_m = over.length();
+    let direction = over.try_normalize()?;
+    // Room above, then across at that height (less the skin on both moves).
+    let up_m = cast(center, Vec3::Y, step_m + skin_m).map_or(step_m, |t| t - skin_m);
+    if up_m <= STEP_LIFT_M {
+        return None;
+    }
+    let high = center + Vec3::Y * up_m;
+    if cast(high, direction, over_m + skin_m).is_some() {
+        return None;
+    }
+    let above = high + over;
+    let down_m = cast(above, -Vec3::Y, up_m + skin_m)? - skin_m;
+    let rise_m = up_m - down_m;
+    if !(rise_m > STEP_LIFT_M && rise_m <= step_m) {
+        return None;
+    }
+    let translation = over + Vec3::Y * rise_m;
+    translation.is_finite().then_some(translation)
+}
+
 /// Collide-and-slide of `capsule` standing with its bottom at `feet_world`, by rapier's
 /// [`KinematicCharacterController::move_shape`]: sliding, autostep, snap to ground and the
 /// slope limits are rapier's. Around that call:
@@ -377,16 +436,18 @@ pub fn move_capsule(
         );
         (movement, walls)
     };
-    let floor_after = |movement: &EffectiveCharacterMovement| {
+    let floor_after_translation = |translation: Vec3| {
         probe_floor(
             queries,
             &shape,
-            center + movement.translation,
+            center + translation,
             probe_m,
             max_climb,
             step_m,
         )
     };
+    let floor_after =
+        |movement: &EffectiveCharacterMovement| floor_after_translation(movement.translation);
     let run = |desired: Vec3| {
         let (movement, walls) = move_from(center, desired);
         let end = floor_after(&movement);
@@ -405,6 +466,12 @@ pub fn move_capsule(
             (desired, movement, walls, end) = run(level);
         }
     }
+    // Whether the first move met a riser (a wall facing the walk), before the climb below
+    // replaces the walls with its own.
+    let wanted_h = Vec3::new(desired.x, 0.0, desired.z);
+    let against_riser = walls.normals[..walls.count]
+        .iter()
+        .any(|n| n.dot(wanted_h) < -0.5 * wanted_h.length() * n.length());
     // Climbing a riser, rapier rides the capsule's round bottom up the nosing and keeps
     // little of the horizontal move (a walk up 20 cm stairs dropped from 1.75 to 0.2-0.8
     // m/s for five ticks a step, and the animation with it). Once lifted, the rest of the
@@ -453,6 +520,56 @@ pub fn move_capsule(
     // The floor is probed once where the continued move ended (not after every move).
     if continued {
         end = floor_after(&movement);
+    }
+    // A capsule whose round bottom is lower than a riser meets it as a wall, and rapier's
+    // autostep does not always climb it: it refused a capsule of radius 0.14 m at the foot
+    // of 20 cm stairs for every request, and on a tread it lifted it a little without
+    // carrying it over, so the snap took it back down. Walking up those stairs, a rig half
+    // the mannequin's size stalled 3.6 s at a riser, its speed zeroed by the wall every
+    // tick. Still held back on walkable ground, the capsule takes the step itself, far
+    // enough over the nosing to rest on it at a walkable angle: a short request overshoots
+    // by at most that reach (a few cm, once per riser).
+    let got_h = horizontal(movement.translation);
+    if step_m > 0.0
+        && against_riser
+        && start.walkable_normal.is_some()
+        && got_h.dot(wanted_h) < 0.5 * wanted_h.length_squared()
+    {
+        let reach_m = step_reach_m(capsule.radius_m, max_climb, offset_m);
+        let stepped = wanted_h.try_normalize().and_then(|direction| {
+            // The whole request when there is room for it up there, else just the reach.
+            [wanted_h.length().max(reach_m), reach_m]
+                .into_iter()
+                .find_map(|over_m| {
+                    let lift = step_onto_riser(
+                        queries,
+                        &shape,
+                        center,
+                        direction * over_m,
+                        step_m,
+                        offset_m,
+                    )?;
+                    let landed = floor_after_translation(lift);
+                    // On the nosing or the tread itself, not against a steep face (a
+                    // 50° ramp's foot) with flat ground found under the axis.
+                    let on_walkable = landed
+                        .contact_normal
+                        .is_some_and(|n| n.y >= cos_max_climb - 1.0e-4);
+                    (on_walkable && landed.walkable_normal.is_some())
+                        .then_some((over_m, lift, landed))
+                })
+                .map(|(over_m, lift, landed)| (direction * over_m, lift, landed))
+        });
+        if let Some((over, lift, landed)) =
+            stepped.filter(|(_, lift, _)| lift.y > movement.translation.y)
+        {
+            desired = over + Vec3::Y * desired.y;
+            movement.translation = lift;
+            movement.grounded = true;
+            movement.is_sliding_down_slope = false;
+            walls.count = 0;
+            end = landed;
+        }
     }
     let translation = movement.translation;
     if !translation.is_finite() {
