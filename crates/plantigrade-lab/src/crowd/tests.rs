@@ -1,0 +1,165 @@
+use super::*;
+
+const DT_S: f32 = 1.0 / 60.0;
+
+/// A small crowd with every LOD tier in it: the viewer at the first lanes' start.
+fn small_crowd(stage: &Stage, n: u32) -> Vec<Agent> {
+    let viewer = Some(Vec3::new(3.0, 1.7, 2.0));
+    stage.spawn(n, 5, viewer, FullDetail::Nearest(3)).unwrap().0
+}
+
+#[test]
+fn one_and_several_threads_end_in_bit_identical_poses() {
+    let stage = Stage::new().unwrap();
+    // Two spawns of one seed (a clone is not used: see the report on `Character::clone`).
+    let mut alone = small_crowd(&stage, 24);
+    let mut shared = small_crowd(&stage, 24);
+    run_frames(&mut alone, &stage.world, None, DT_S, (90, 0), |_| {}).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    run_frames(
+        &mut shared,
+        &stage.world,
+        Some(&pool),
+        DT_S,
+        (90, 0),
+        |_| {},
+    )
+    .unwrap();
+    for (k, (a, b)) in alone.iter().zip(&shared).enumerate() {
+        let (a, b) = (a.character(), b.character());
+        assert_eq!(
+            a.feet_world().to_array().map(f32::to_bits),
+            b.feet_world().to_array().map(f32::to_bits),
+            "character {k}"
+        );
+        for (ja, jb) in a
+            .model_pose()
+            .joints_model()
+            .iter()
+            .zip(b.model_pose().joints_model())
+        {
+            assert_eq!(
+                ja.to_cols_array().map(f32::to_bits),
+                jb.to_cols_array().map(f32::to_bits),
+                "character {k}"
+            );
+        }
+    }
+    assert_eq!(digest(&alone), digest(&shared));
+    // The crowd moved, and the digest sees a pose change.
+    let fresh = small_crowd(&stage, 24);
+    assert_ne!(digest(&fresh), digest(&alone));
+    assert!(alone.iter().zip(&fresh).any(|(a, b)| a
+        .character()
+        .feet_world()
+        .distance(b.character().feet_world())
+        > 1.0));
+}
+
+#[test]
+fn the_crowd_tick_does_not_allocate_once_warm() {
+    let stage = Stage::new().unwrap();
+    let mut agents = small_crowd(&stage, 8);
+    // Warm up: LOD tiers placed, buffers grown.
+    run_frames(&mut agents, &stage.world, None, DT_S, (120, 0), |_| {}).unwrap();
+    let before = alloc_count::thread_allocations();
+    for _ in 0..240 {
+        for agent in &mut agents {
+            step(agent, &stage.world, DT_S, true).unwrap();
+        }
+    }
+    let made = alloc_count::thread_allocations() - before;
+    assert_eq!(made, 0, "{made} allocations in 240 frames of 8 characters");
+    // The counter does count on this thread.
+    let v = std::hint::black_box(vec![1u8; 16]);
+    assert!(alloc_count::thread_allocations() > before + made);
+    drop(v);
+}
+
+#[test]
+fn bad_arguments_are_errors_not_panics() {
+    assert_eq!(parse_sizes("100,1000, 10000"), Ok(vec![100, 1000, 10000]));
+    assert!(parse_sizes("100,,3").is_err());
+    assert!(parse_sizes("-1").is_err());
+    assert!(parse_sizes("ten").is_err());
+    assert_eq!(parse_viewer("1,2.5,-3"), Ok(Vec3::new(1.0, 2.5, -3.0)));
+    for bad in ["1,2", "1,2,3,4", "1,NaN,3", "a,b,c", "", "1,inf,2"] {
+        assert!(parse_viewer(bad).is_err(), "{bad}");
+    }
+    assert_eq!(parse_full_detail("all"), Ok(FullDetail::All));
+    assert_eq!(parse_full_detail("32"), Ok(FullDetail::Nearest(32)));
+    assert!(parse_full_detail("some").is_err());
+
+    let good = CrowdArgs {
+        characters: vec![2],
+        threads: 2,
+        seconds: 0.1,
+        viewer: None,
+        full_detail: FullDetail::Nearest(1),
+        seed: 1,
+        hz: 60.0,
+        check: true,
+        out: std::env::temp_dir().join(format!("plantigrade-crowd-test-{}", std::process::id())),
+    };
+    assert!(validate(&good).is_ok());
+    for bad in [
+        CrowdArgs {
+            characters: vec![],
+            ..good.clone()
+        },
+        CrowdArgs {
+            characters: vec![0],
+            ..good.clone()
+        },
+        CrowdArgs {
+            threads: 0,
+            ..good.clone()
+        },
+        CrowdArgs {
+            seconds: f32::NAN,
+            ..good.clone()
+        },
+        CrowdArgs {
+            seconds: 0.0,
+            ..good.clone()
+        },
+        CrowdArgs {
+            hz: 0.0,
+            ..good.clone()
+        },
+        CrowdArgs {
+            viewer: Some(Vec3::NAN),
+            ..good.clone()
+        },
+        CrowdArgs {
+            full_detail: FullDetail::Nearest(0),
+            ..good.clone()
+        },
+    ] {
+        assert!(run(bad).is_err());
+    }
+    // A tiny run writes crowd.json with the keys.
+    assert!(run(good.clone()).unwrap());
+    let text = std::fs::read_to_string(good.out.join("crowd.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let runs = json["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for key in [
+        "characters",
+        "threads",
+        "full_detail",
+        "wall_ms_per_frame",
+        "stage_us",
+        "tiers",
+        "bytes_per_character",
+    ] {
+        assert!(runs[0].get(key).is_some(), "{key}");
+    }
+    assert_eq!(runs[0]["threads"], 2);
+    assert_eq!(runs[1]["threads"], 1);
+    assert!(runs[0]["bytes_per_character"].as_f64().unwrap() > 1000.0);
+    std::fs::remove_dir_all(&good.out).unwrap();
+}
