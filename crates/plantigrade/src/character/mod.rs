@@ -48,7 +48,9 @@ use crate::motion::{CharacterConfig, ConfigError, Intent, Movement, MovementOutp
 use crate::pose::{ModelPose, Pose, PoseError};
 use crate::settings::{CharacterSettings, QueryLayers, SettingsError};
 use crate::tilt::{NormalSourceChoice, TiltConfig, TiltOutput};
-use crate::world::{BodyId, CharacterPhysics, MoveResult, QueryFilter, SpatialQueries};
+use crate::world::{
+    BodyId, CharacterPhysics, GroundFollow, MoveResult, QueryFilter, SpatialQueries,
+};
 
 /// Why a character could not be made or ticked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -382,6 +384,14 @@ impl Character {
         };
         self.debug.clear();
         self.stage_dt_s = dt_s;
+        // Movement LOD: far away, the cheap ground follow, when the settings ask for it.
+        let follow = GroundFollow::new(world);
+        let world: &dyn CharacterPhysics =
+            if self.lod_tier() == LodTier::Off && self.lod.config.ground_follow_when_off {
+                &follow
+            } else {
+                world
+            };
         if self.locomotion.step(dt_s, intent, world, movement_filter) {
             self.forget_place();
         }
@@ -444,8 +454,9 @@ impl Character {
             dt_s,
         );
         let vars = self.locomotion.output.vars;
-        self.animator.step(dt_s, &vars, playback_scale)?;
-        self.locomotion.pending_root_motion = self.animator.graph.root_motion();
+        self.locomotion.pending_root_motion =
+            self.animator
+                .step(dt_s, &vars, playback_scale, self.graph_every_ticks())?;
         self.posture.read_animation(&self.animator.model);
         self.feet.read_animation(
             &self.animator.graph,
@@ -529,6 +540,19 @@ impl Character {
             &mut self.animator.model,
             dt_s,
         )
+    }
+
+    /// The LOD tier in effect: `Full` while no viewer is set.
+    fn lod_tier(&self) -> LodTier {
+        match self.viewer_world {
+            Some(_) => self.lod.tier(),
+            None => LodTier::Full,
+        }
+    }
+
+    /// Ticks per animation graph update at the current LOD tier (SPEC PERF-5).
+    fn graph_every_ticks(&self) -> u32 {
+        self.lod.config.graph_every_ticks(self.lod_tier())
     }
 
     /// The tick stage due next: [`TickStage::Movement`] between ticks.
@@ -741,9 +765,14 @@ impl Character {
         &self.animator.model
     }
 
-    /// Graph events of the last tick.
+    /// Graph events of the last tick (none on a tick the graph skipped for animation
+    /// LOD; the next update reports them).
     pub fn events(&self) -> &[GraphEvent] {
-        self.animator.graph.events()
+        if self.animator.graph_ran {
+            self.animator.graph.events()
+        } else {
+            &[]
+        }
     }
 
     /// Movement output of the last tick (locomotion variables, landing, actual velocity).

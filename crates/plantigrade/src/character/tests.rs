@@ -573,3 +573,94 @@ fn a_teleport_to_nowhere_is_an_error_and_changes_nothing() {
         assert_eq!(c.facing_yaw_rad(), 0.0);
     }
 }
+
+/// The largest rotation (rad) any joint turns between two local poses.
+fn largest_turn_rad(a: &Pose, b: &Pose) -> f32 {
+    a.local()
+        .iter()
+        .zip(b.local())
+        .map(|(x, y)| x.rotation.angle_between(y.rotation))
+        .fold(0.0, f32::max)
+}
+
+/// Animation LOD (SPEC PERF-5): the graph runs every tick near, every 2nd tick in
+/// `Reduced`, every 4th in `Off`; and when the tier changes, mid-window or not, no joint
+/// of the animated pose turns further in a tick than it does in a normal full-detail tick
+/// of the same walk. (The animated pose, before the procedural pass: that pass fades by
+/// tier on its own ramp, and its foot IK turns a leg by up to 3 rad in one tick of this
+/// turning walk even at full detail, which would hide any pop.)
+#[test]
+fn animation_lod_paces_the_graph_by_tier_and_a_tier_switch_never_pops() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let dt_s = 1.0 / 60.0;
+    // Walk, then run, turning: the pose changes every tick.
+    let intent = |tick: usize| Intent {
+        move_world: glam::Vec2::from_angle(tick as f32 * 0.01) * if tick < 200 { 0.5 } else { 1.0 },
+        ..Intent::IDLE
+    };
+    // The viewer near, far and in between, switching every 37 ticks (mid-window).
+    let distance_m = |tick: usize| [2.0, 15.0, 50.0, 15.0, 2.0, 50.0, 2.0][(tick / 37) % 7];
+    let expected_every = |tier: LodTier| match tier {
+        LodTier::Full => 1,
+        LodTier::Reduced => 2,
+        LodTier::Off => 4,
+    };
+    let spawn = || Character::new(CharacterConfig::default(), graph.clone(), Vec3::ZERO, 0.0);
+    let (mut full, mut paced) = (spawn().unwrap(), spawn().unwrap());
+    let (mut full_turn_max, mut switch_turn_max) = (0.0f32, 0.0f32);
+    let mut runs = [[0u32; 2]; 3];
+    let mut last_tier = LodTier::Full;
+    let mut since_switch = usize::MAX;
+    for tick in 0..400 {
+        let before = (
+            full.animator.animated.clone(),
+            paced.animator.animated.clone(),
+        );
+        full.tick(dt_s, &intent(tick), &world).unwrap();
+        paced.set_viewer(Some(paced.feet_world() + Vec3::X * distance_m(tick)));
+        let tier = paced.lod_tier();
+        paced.tick(dt_s, &intent(tick), &world).unwrap();
+        // Count the graph's runs per tier (the tier in effect when the tick started).
+        let slot = &mut runs[match tier {
+            LodTier::Full => 0,
+            LodTier::Reduced => 1,
+            LodTier::Off => 2,
+        }];
+        slot[0] += 1;
+        slot[1] += u32::from(paced.animator.graph_ran);
+        if tick < 30 {
+            continue; // starting to walk
+        }
+        full_turn_max = full_turn_max.max(largest_turn_rad(&before.0, &full.animator.animated));
+        since_switch = if tier != last_tier {
+            0
+        } else {
+            since_switch.saturating_add(1)
+        };
+        last_tier = tier;
+        if since_switch <= 8 {
+            switch_turn_max =
+                switch_turn_max.max(largest_turn_rad(&before.1, &paced.animator.animated));
+        }
+    }
+    for (i, tier) in [LodTier::Full, LodTier::Reduced, LodTier::Off]
+        .into_iter()
+        .enumerate()
+    {
+        let [ticks, ran] = runs[i];
+        let every = expected_every(tier);
+        assert!(ticks > 40, "{tier:?}: {ticks} ticks");
+        // Windows straddle the switches: within one run per switch of ticks / every.
+        let ideal = ticks / every;
+        assert!(
+            ran.abs_diff(ideal) <= 6,
+            "{tier:?}: graph ran {ran} times in {ticks} ticks"
+        );
+    }
+    assert!(switch_turn_max > 0.0);
+    assert!(
+        switch_turn_max <= full_turn_max,
+        "largest joint turn in a tick at a tier switch {switch_turn_max} rad, in a full-detail tick {full_turn_max} rad"
+    );
+}
