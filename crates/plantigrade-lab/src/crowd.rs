@@ -254,6 +254,8 @@ impl Stage {
             settings.lod = LodConfig {
                 full_max_distance_m: edge,
                 reduced_max_distance_m: LodConfig::default().reduced_max_distance_m.max(edge),
+                // Movement LOD: the far tier follows the ground with one ray.
+                ground_follow_when_off: true,
                 ..LodConfig::default()
             };
         }

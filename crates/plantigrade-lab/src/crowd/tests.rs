@@ -163,3 +163,66 @@ fn bad_arguments_are_errors_not_panics() {
     assert!(runs[0]["bytes_per_character"].as_f64().unwrap() > 1000.0);
     std::fs::remove_dir_all(&good.out).unwrap();
 }
+
+/// Movement LOD: a character walking up and down a lane while the viewer jumps between
+/// near (full mover) and far (ground follow) keeps its feet on the ground (within 3 cm of
+/// the ground under its capsule) on every grounded tick, the ticks of a switch included.
+#[test]
+fn crossing_tiers_keeps_the_feet_on_the_ground() {
+    let stage = Stage::new().unwrap();
+    for lane in [
+        "flat",
+        "ramp_20deg",
+        "stairs_20cm",
+        "pebbles",
+        "rolling_bumps",
+    ] {
+        let section = stage.course.section(lane).unwrap();
+        let mut settings = CharacterSettings::default();
+        settings.lod.ground_follow_when_off = true;
+        let mut character = Character::builder(Arc::clone(&stage.graph))
+            .settings(settings)
+            .spawn(section.spawn_world, 0.0)
+            .unwrap();
+        let mut path =
+            PathFollower::new(&[section.end_world(), section.spawn_world]).with_run(false);
+        let mut worst = (0.0f32, 0usize);
+        let mut far_ticks = 0;
+        for tick in 0..600 {
+            let far = (tick / 23) % 2 == 1;
+            let offset = if far { 80.0 } else { 1.0 };
+            character.set_viewer(Some(character.feet_world() + Vec3::X * offset));
+            far_ticks += usize::from(character.lod().tier() == LodTier::Off);
+            let intent = path.intent(character.feet_world(), character.config());
+            character.tick(DT_S, &intent, &stage.world).unwrap();
+            // Between the lowest and highest ground under the capsule's footprint (its
+            // centre and four points on its rim): a capsule resting on a stair nosing
+            // stands on the upper tread's edge above the lower tread.
+            let feet = character.feet_world();
+            let radius_m = character.capsule().radius_m;
+            let heights =
+                [(0.0, 0.0), (1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, -1.0)].map(|(dx, dz)| {
+                    let (x, z) = (feet.x + dx * radius_m, feet.z + dz * radius_m);
+                    stage
+                        .course
+                        .ground_height(x, z)
+                        .unwrap_or(f32::NEG_INFINITY)
+                });
+            let low = heights.iter().copied().fold(f32::INFINITY, f32::min);
+            let high = heights.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            if character.output().vars.is_grounded && tick > 10 {
+                let off = (low - feet.y).max(feet.y - high).max(0.0);
+                if off > worst.0 {
+                    worst = (off, tick);
+                }
+            }
+        }
+        assert!(far_ticks > 200, "{lane}: {far_ticks} ticks in the far tier");
+        assert!(
+            worst.0 < 0.03,
+            "{lane}: feet {} m off the ground at tick {}",
+            worst.0,
+            worst.1
+        );
+    }
+}
