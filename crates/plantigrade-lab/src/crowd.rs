@@ -53,6 +53,13 @@ pub enum FullDetail {
     Nearest(u32),
 }
 
+/// The LOD tiers' outer edges of a crowd (m from the viewer).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Edges {
+    full_m: f32,
+    reduced_m: f32,
+}
+
 /// What `crowd` is asked to do.
 #[derive(Clone, Debug)]
 pub struct CrowdArgs {
@@ -65,6 +72,9 @@ pub struct CrowdArgs {
     /// The viewer (camera) for LOD tiers, world (m); the middle of the course by default.
     pub viewer: Option<Vec3>,
     pub full_detail: FullDetail,
+    /// With a viewer, the reduced tier reaches the this-many nearest at spawn (the rest is
+    /// `Off`).
+    pub reduced_detail: u32,
     pub seed: u64,
     pub hz: f32,
     /// Exit non-zero unless 1 and N threads end in bit-identical poses.
@@ -112,6 +122,13 @@ fn tier_index(tier: LodTier) -> usize {
 }
 
 const TIER_NAMES: [&str; 3] = ["full", "reduced", "off"];
+/// What each tier runs, in the crowd's settings (LodConfig's defaults but for the ground
+/// follow).
+const TIER_NOTES: [&str; 3] = [
+    "graph every tick, full mover, both feet probed",
+    "graph every 2nd tick, full mover, one foot probed a tick",
+    "graph every 4th tick, ground follow, IK faded out",
+];
 
 /// Walks its lane back and forth: to the lane's end, back to its start, again.
 #[derive(Clone, Debug)]
@@ -213,15 +230,16 @@ impl Stage {
 
     /// `n` agents from `seed`: each on a random lane at a random point along it, walking
     /// or running toward the lane's end. With a viewer, the full tier reaches the
-    /// `full_detail`-th nearest (at least the default edge's share is kept for `Reduced`).
-    /// Returns the agents and the full tier's edge (m; `None` without LOD).
+    /// `full_detail`-th nearest at spawn and the reduced tier the `reduced_detail`-th;
+    /// the far tier follows the ground (movement LOD). Returns the agents and the tiers'
+    /// edges (`None` without LOD).
     pub(crate) fn spawn(
         &self,
         n: u32,
         seed: u64,
         viewer: Option<Vec3>,
-        full_detail: FullDetail,
-    ) -> anyhow::Result<(Vec<Agent>, Option<f32>)> {
+        (full_detail, reduced_detail): (FullDetail, u32),
+    ) -> anyhow::Result<(Vec<Agent>, Option<Edges>)> {
         let sections = &self.course.sections;
         anyhow::ensure!(!sections.is_empty(), "the course has no sections");
         let mut starts = Vec::with_capacity(n as usize);
@@ -237,23 +255,31 @@ impl Stage {
             let run = rng.chance(0.5);
             starts.push((section, at, run));
         }
-        let full_edge_m = match (viewer, full_detail) {
+        let edges = match (viewer, full_detail) {
             (Some(viewer), FullDetail::Nearest(k)) => {
                 let mut distances: Vec<f32> = starts
                     .iter()
                     .map(|(_, at, _)| at.distance(viewer))
                     .collect();
                 distances.sort_by(f32::total_cmp);
-                let k = (k as usize).clamp(1, distances.len().max(1));
-                Some(distances.get(k - 1).copied().unwrap_or(0.0))
+                // The distance of the k-th nearest.
+                let kth = |k: u32| {
+                    let k = (k as usize).clamp(1, distances.len().max(1));
+                    distances.get(k - 1).copied().unwrap_or(0.0)
+                };
+                let full_m = kth(k);
+                Some(Edges {
+                    full_m,
+                    reduced_m: kth(reduced_detail).max(full_m),
+                })
             }
             _ => None,
         };
         let mut settings = CharacterSettings::default();
-        if let Some(edge) = full_edge_m {
+        if let Some(edges) = edges {
             settings.lod = LodConfig {
-                full_max_distance_m: edge,
-                reduced_max_distance_m: LodConfig::default().reduced_max_distance_m.max(edge),
+                full_max_distance_m: edges.full_m,
+                reduced_max_distance_m: edges.reduced_m,
                 // Movement LOD: the far tier follows the ground with one ray.
                 ground_follow_when_off: true,
                 ..LodConfig::default()
@@ -271,7 +297,7 @@ impl Stage {
             }
             let mut character = builder.spawn(at, yaw)?;
             landing_poses.get_or_insert_with(|| Arc::clone(character.landing_poses()));
-            if full_edge_m.is_some() {
+            if edges.is_some() {
                 character.set_viewer(viewer);
             }
             let end = section.end_world();
@@ -283,7 +309,7 @@ impl Stage {
                 cost: [StageNs::default(); 3],
             });
         }
-        Ok((agents, full_edge_m))
+        Ok((agents, edges))
     }
 }
 
@@ -362,7 +388,7 @@ fn run_one(
     threads: usize,
     viewer: Option<Vec3>,
     progress: &ProgressBar,
-) -> anyhow::Result<(RunFigures, Option<f32>)> {
+) -> anyhow::Result<(RunFigures, Option<Edges>)> {
     let dt_s = 1.0 / args.hz;
     let frames = (args.seconds * args.hz).round().max(1.0) as u32;
     let warm_up = ((WARM_UP_S * args.hz).round() as u32).min(frames / 4);
@@ -378,7 +404,12 @@ fn run_one(
     };
     progress.set_message(format!("{n} characters, {threads} thread(s)"));
     let bytes_before = alloc_count::live_bytes();
-    let (mut agents, full_edge_m) = stage.spawn(n, args.seed, viewer, args.full_detail)?;
+    let (mut agents, edges) = stage.spawn(
+        n,
+        args.seed,
+        viewer,
+        (args.full_detail, args.reduced_detail),
+    )?;
     let (mut wall_sum_ms, mut wall_max_ms) = (0.0f64, 0.0f64);
     run_frames(
         &mut agents,
@@ -414,7 +445,7 @@ fn run_one(
             bytes_per_character: bytes as f64 / f64::from(n),
             digest: digest(&agents),
         },
-        full_edge_m,
+        edges,
     ))
 }
 
@@ -451,6 +482,7 @@ struct RunJson {
     hz: f32,
     frames_timed: u32,
     full_tier_edge_m: Option<f32>,
+    reduced_tier_edge_m: Option<f32>,
     viewer: Option<[f32; 3]>,
     final_pose_digest: String,
 }
@@ -465,7 +497,7 @@ fn to_json(
     f: &RunFigures,
     args: &CrowdArgs,
     viewer: Option<Vec3>,
-    edge: Option<f32>,
+    edges: Option<Edges>,
 ) -> RunJson {
     let frames = f64::from(f.frames_timed.max(1));
     let mut all = StageNs::default();
@@ -496,7 +528,8 @@ fn to_json(
         seconds: args.seconds,
         hz: args.hz,
         frames_timed: f.frames_timed,
-        full_tier_edge_m: edge,
+        full_tier_edge_m: edges.map(|e| e.full_m),
+        reduced_tier_edge_m: edges.map(|e| e.reduced_m),
         viewer: viewer.map(|v| v.to_array()),
         final_pose_digest: format!("{:016x}", f.digest),
     }
@@ -508,20 +541,22 @@ fn print_size(
     runs: &[RunFigures],
     args: &CrowdArgs,
     viewer: Option<Vec3>,
-    edge: Option<f32>,
+    edges: Option<Edges>,
 ) {
     let frames = runs.first().map_or(0, |r| r.frames_timed);
-    let detail = match (viewer, edge) {
-        (Some(v), Some(edge)) => format!(
-            "viewer ({:.1}, {:.1}, {:.1}); full tier ≤ {edge:.2} m (the nearest {} at spawn), reduced ≤ {:.0} m",
+    let detail = match (viewer, edges) {
+        (Some(v), Some(edges)) => format!(
+            "viewer ({:.1}, {:.1}, {:.1}); full tier ≤ {:.2} m (the nearest {} at spawn), reduced ≤ {:.2} m (the nearest {}), ground follow beyond",
             v.x,
             v.y,
             v.z,
+            edges.full_m,
             match args.full_detail {
                 FullDetail::Nearest(k) => k.min(n),
                 FullDetail::All => n,
             },
-            LodConfig::default().reduced_max_distance_m.max(edge)
+            edges.reduced_m,
+            args.reduced_detail.min(n),
         ),
         _ => "no viewer: every character at full detail".to_string(),
     };
@@ -575,6 +610,10 @@ fn print_size(
         }
         let count = runs[0].tiers[i].ticks as f64 / f64::from(runs[0].frames_timed.max(1));
         let us: Vec<StageUs> = runs.iter().map(|r| r.tiers[i].per_tick_us()).collect();
+        println!(
+            "    {name}: {count:.0} characters on average; {}",
+            TIER_NOTES[i]
+        );
         for (stage, pick) in [
             (
                 "movement",
@@ -584,13 +623,8 @@ fn print_size(
             ("procedural (tilt, foot IK, look)", |u| u.procedural),
             ("total", |u| u.total),
         ] {
-            let label = if stage == "movement" {
-                format!("{name} ({count:.0}) {stage}")
-            } else {
-                format!("  {stage}")
-            };
             row(
-                &format!("  {label}"),
+                &format!("      {stage}"),
                 us.iter().map(|u| format!("{:.2}", pick(u))).collect(),
             );
         }
@@ -647,13 +681,13 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
     let mut identical = true;
     for &n in &args.characters {
         let mut figures = Vec::new();
-        let mut edge = None;
+        let mut edges = None;
         for &threads in &thread_counts {
             let (f, e) = run_one(&stage, &args, n, threads, viewer, &progress)?;
-            edge = e;
+            edges = e;
             figures.push(f);
         }
-        progress.suspend(|| print_size(n, &figures, &args, viewer, edge));
+        progress.suspend(|| print_size(n, &figures, &args, viewer, edges));
         let same = figures.windows(2).all(|w| w[0].digest == w[1].digest);
         if figures.len() > 1 {
             progress.suspend(|| {
@@ -666,7 +700,7 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
         }
         identical &= same;
         json.runs
-            .extend(figures.iter().map(|f| to_json(n, f, &args, viewer, edge)));
+            .extend(figures.iter().map(|f| to_json(n, f, &args, viewer, edges)));
     }
     progress.finish_and_clear();
     std::fs::create_dir_all(&args.out)
@@ -717,6 +751,11 @@ fn validate(args: &CrowdArgs) -> anyhow::Result<()> {
     }
     if let FullDetail::Nearest(k) = args.full_detail {
         anyhow::ensure!(k >= 1, "--full-detail must be at least 1 (or 'all')");
+        anyhow::ensure!(
+            args.reduced_detail >= k,
+            "--reduced-detail ({}) must be at least --full-detail ({k})",
+            args.reduced_detail
+        );
     }
     Ok(())
 }

@@ -281,6 +281,10 @@ enum Command {
         /// no LOD at all.
         #[arg(long, default_value = "32", value_name = "K|all", value_parser = crowd::parse_full_detail)]
         full_detail: crowd::FullDetail,
+        /// How many characters (nearest the viewer at spawn) are within the reduced tier;
+        /// the rest is in the far tier (graph every 4th tick, ground follow, no probes).
+        #[arg(long, default_value_t = 320, value_name = "K")]
+        reduced_detail: u32,
         /// Seed of the starts and gaits (the same seed replays the same run).
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -807,6 +811,7 @@ fn main() -> ExitCode {
             seconds,
             viewer,
             full_detail,
+            reduced_detail,
             seed,
         } => crowd::run(crowd::CrowdArgs {
             characters,
@@ -816,6 +821,7 @@ fn main() -> ExitCode {
             seconds,
             viewer,
             full_detail,
+            reduced_detail,
             seed,
             hz: cli.hz,
             check: cli.check,

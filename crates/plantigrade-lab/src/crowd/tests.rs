@@ -5,7 +5,10 @@ const DT_S: f32 = 1.0 / 60.0;
 /// A small crowd with every LOD tier in it: the viewer at the first lanes' start.
 fn small_crowd(stage: &Stage, n: u32) -> Vec<Agent> {
     let viewer = Some(Vec3::new(3.0, 1.7, 2.0));
-    stage.spawn(n, 5, viewer, FullDetail::Nearest(3)).unwrap().0
+    stage
+        .spawn(n, 5, viewer, (FullDetail::Nearest(3), 12))
+        .unwrap()
+        .0
 }
 
 #[test]
@@ -98,6 +101,7 @@ fn bad_arguments_are_errors_not_panics() {
         seconds: 0.1,
         viewer: None,
         full_detail: FullDetail::Nearest(1),
+        reduced_detail: 1,
         seed: 1,
         hz: 60.0,
         check: true,
@@ -135,6 +139,10 @@ fn bad_arguments_are_errors_not_panics() {
         },
         CrowdArgs {
             full_detail: FullDetail::Nearest(0),
+            ..good.clone()
+        },
+        CrowdArgs {
+            full_detail: FullDetail::Nearest(2),
             ..good.clone()
         },
     ] {
