@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use plantigrade::character::ProbeTiming;
 use plantigrade::lod::LodConfig;
 use plantigrade::motion::PathFollower;
 use plantigrade::prelude::*;
@@ -72,6 +73,9 @@ pub struct CrowdArgs {
     /// The viewer (camera) for LOD tiers, world (m); the middle of the course by default.
     pub viewer: Option<Vec3>,
     pub full_detail: FullDetail,
+    /// Foot probes inside each tick, or gathered and run as one batch after the frame's
+    /// ticks (SPEC IK-13), used next tick.
+    pub probes: ProbeTiming,
     /// With a viewer, the reduced tier reaches the this-many nearest at spawn (the rest is
     /// `Off`).
     pub reduced_detail: u32,
@@ -89,6 +93,8 @@ struct StageNs {
     movement: u64,
     animation: u64,
     procedural: u64,
+    /// The batched probes' pass (0 when the probes run inside the procedural stage).
+    probes: u64,
     ticks: u64,
 }
 
@@ -97,6 +103,7 @@ impl StageNs {
         self.movement += other.movement;
         self.animation += other.animation;
         self.procedural += other.procedural;
+        self.probes += other.probes;
         self.ticks += other.ticks;
     }
 
@@ -107,7 +114,8 @@ impl StageNs {
             movement: per(self.movement),
             animation: per(self.animation),
             procedural: per(self.procedural),
-            total: per(self.movement + self.animation + self.procedural),
+            probes: per(self.probes),
+            total: per(self.movement + self.animation + self.procedural + self.probes),
         }
     }
 }
@@ -202,6 +210,17 @@ pub(crate) fn step(
 /// the core's query mover on rapier's casts.
 pub(crate) type Physics = QueryMover<RapierWorld>;
 
+/// One agent's share of the frame's probe batch (SPEC IK-13): the requests of its tick,
+/// cast now, used by its next tick. Timed when `timed`.
+pub(crate) fn probe(agent: &mut Agent, world: &Physics, timed: bool) {
+    let started = Instant::now();
+    agent.character.run_probes(world);
+    if timed {
+        let slot = &mut agent.cost[tier_index(agent.character.lod().tier())];
+        slot.probes += started.elapsed().as_nanos() as u64;
+    }
+}
+
 /// The shared, read-only part of a crowd: the course, its rapier world and the graph.
 pub(crate) struct Stage {
     course: Course,
@@ -239,6 +258,7 @@ impl Stage {
         seed: u64,
         viewer: Option<Vec3>,
         (full_detail, reduced_detail): (FullDetail, u32),
+        probes: ProbeTiming,
     ) -> anyhow::Result<(Vec<Agent>, Option<Edges>)> {
         let sections = &self.course.sections;
         anyhow::ensure!(!sections.is_empty(), "the course has no sections");
@@ -297,6 +317,7 @@ impl Stage {
             }
             let mut character = builder.spawn(at, yaw)?;
             landing_poses.get_or_insert_with(|| Arc::clone(character.landing_poses()));
+            character.set_probe_timing(probes);
             if edges.is_some() {
                 character.set_viewer(viewer);
             }
@@ -347,11 +368,12 @@ pub(crate) fn digest(agents: &[Agent]) -> u64 {
 }
 
 /// Ticks `agents` for `frames` frames of `dt_s`, on the current thread (`pool` `None`) or
-/// in parallel on `pool`. The first `warm_up` frames are not timed.
+/// in parallel on `pool`, each frame's probes then run as one batch when `probes` is
+/// batched. The first `warm_up` frames are not timed.
 pub(crate) fn run_frames(
     agents: &mut [Agent],
     world: &Physics,
-    pool: Option<&rayon::ThreadPool>,
+    (pool, probes): (Option<&rayon::ThreadPool>, ProbeTiming),
     dt_s: f32,
     (frames, warm_up): (u32, u32),
     mut on_frame: impl FnMut(Option<f64>),
@@ -359,6 +381,14 @@ pub(crate) fn run_frames(
     for frame in 0..frames {
         let timed = frame >= warm_up;
         let started = Instant::now();
+        if probes == ProbeTiming::Batched {
+            match pool {
+                None => agents.iter_mut().for_each(|a| probe(a, world, timed)),
+                Some(pool) => {
+                    pool.install(|| agents.par_iter_mut().for_each(|a| probe(a, world, timed)))
+                }
+            }
+        }
         let result = match pool {
             None => agents
                 .iter_mut()
@@ -409,12 +439,13 @@ fn run_one(
         args.seed,
         viewer,
         (args.full_detail, args.reduced_detail),
+        args.probes,
     )?;
     let (mut wall_sum_ms, mut wall_max_ms) = (0.0f64, 0.0f64);
     run_frames(
         &mut agents,
         &stage.world,
-        pool.as_ref(),
+        (pool.as_ref(), args.probes),
         dt_s,
         (frames, warm_up),
         |wall_ms| {
@@ -454,6 +485,8 @@ struct StageUs {
     movement: f64,
     animation: f64,
     procedural: f64,
+    /// Batched probes (`--probes batched`), else 0.
+    probes: f64,
     total: f64,
 }
 
@@ -621,8 +654,12 @@ fn print_size(
             ),
             ("animation", |u| u.animation),
             ("procedural (tilt, foot IK, look)", |u| u.procedural),
+            ("probes (batched)", |u| u.probes),
             ("total", |u| u.total),
         ] {
+            if stage == "probes (batched)" && args.probes == ProbeTiming::Immediate {
+                continue;
+            }
             row(
                 &format!("      {stage}"),
                 us.iter().map(|u| format!("{:.2}", pick(u))).collect(),
@@ -674,8 +711,13 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
                 .context("progress bar template")?,
         );
     println!(
-        "crowd: the mannequin on the course in rapier (query mover), seed {}, {} thread(s) then 1; µs are each character's own stage times (on its thread)",
-        args.seed, args.threads
+        "crowd: the mannequin on the course in rapier (query mover), seed {}, {} thread(s) then 1, probes {}; µs are each character's own stage times (on its thread)",
+        args.seed,
+        args.threads,
+        match args.probes {
+            ProbeTiming::Immediate => "in each tick",
+            ProbeTiming::Batched => "batched per frame",
+        }
     );
     let mut json = CrowdJson { runs: Vec::new() };
     let mut identical = true;
@@ -785,6 +827,15 @@ pub fn parse_viewer(text: &str) -> Result<Vec3, String> {
             .ok_or_else(|| format!("'{s}' is not a finite number"))
     };
     Ok(Vec3::new(number(x)?, number(y)?, number(z)?))
+}
+
+/// `--probes immediate` or `--probes batched`.
+pub fn parse_probes(text: &str) -> Result<ProbeTiming, String> {
+    match text.trim() {
+        "immediate" => Ok(ProbeTiming::Immediate),
+        "batched" => Ok(ProbeTiming::Batched),
+        other => Err(format!("expected immediate or batched, got '{other}'")),
+    }
 }
 
 /// `--full-detail 32` or `--full-detail all`.

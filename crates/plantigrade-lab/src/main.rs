@@ -281,6 +281,10 @@ enum Command {
         /// no LOD at all.
         #[arg(long, default_value = "32", value_name = "K|all", value_parser = crowd::parse_full_detail)]
         full_detail: crowd::FullDetail,
+        /// Foot probes inside each character's tick (`immediate`), or gathered and cast as
+        /// one parallel batch per frame, used the next tick (`batched`, SPEC IK-13).
+        #[arg(long, default_value = "immediate", value_name = "immediate|batched", value_parser = crowd::parse_probes)]
+        probes: plantigrade::character::ProbeTiming,
         /// How many characters (nearest the viewer at spawn) are within the reduced tier;
         /// the rest is in the far tier (graph every 4th tick, ground follow, no probes).
         #[arg(long, default_value_t = 320, value_name = "K")]
@@ -811,6 +815,7 @@ fn main() -> ExitCode {
             seconds,
             viewer,
             full_detail,
+            probes,
             reduced_detail,
             seed,
         } => crowd::run(crowd::CrowdArgs {
@@ -821,6 +826,7 @@ fn main() -> ExitCode {
             seconds,
             viewer,
             full_detail,
+            probes,
             reduced_detail,
             seed,
             hz: cli.hz,

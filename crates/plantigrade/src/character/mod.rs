@@ -735,6 +735,16 @@ impl Character {
         Some((foot_ik.config.probe, self.ground_filter()))
     }
 
+    /// Runs this character's pending probe requests in `world` and hands it the results
+    /// for its next tick: one character's share of [`run_probe_batch`], for a host that
+    /// spreads the batch over its own threads (a rayon `par_iter_mut`).
+    pub fn run_probes(&mut self, world: &dyn SpatialQueries) {
+        if let Some((config, filter)) = self.probe_setup() {
+            let requests = self.feet.probe_requests;
+            self.set_probe_results(requests.map(|r| run_foot_probe(world, filter, &config, &r)));
+        }
+    }
+
     /// Feet (capsule bottom, root joint) in world space (m).
     pub fn feet_world(&self) -> Vec3 {
         self.locomotion.feet_world
@@ -820,10 +830,7 @@ pub fn run_probe_batch(
 ) {
     let run = |chunk: &mut [Character]| {
         for c in chunk {
-            if let Some((config, filter)) = c.probe_setup() {
-                let requests = c.feet.probe_requests;
-                c.set_probe_results(requests.map(|r| run_foot_probe(world, filter, &config, &r)));
-            }
+            c.run_probes(world);
         }
     };
     let threads = threads.clamp(1, 64);
