@@ -368,8 +368,8 @@ pub(crate) fn digest(agents: &[Agent]) -> u64 {
 }
 
 /// Ticks `agents` for `frames` frames of `dt_s`, on the current thread (`pool` `None`) or
-/// in parallel on `pool`, each frame's probes then run as one batch when `probes` is
-/// batched. The first `warm_up` frames are not timed.
+/// in parallel on `pool`. With `probes` batched, each frame starts with one pass that casts
+/// the probes the last frame's ticks asked for. The first `warm_up` frames are not timed.
 pub(crate) fn run_frames(
     agents: &mut [Agent],
     world: &Physics,
