@@ -24,7 +24,6 @@ use std::time::Instant;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use plantigrade::character::ProbeTiming;
-use plantigrade::lod::LodConfig;
 use plantigrade::motion::PathFollower;
 use plantigrade::prelude::*;
 use plantigrade::world::QueryMover;
@@ -49,16 +48,62 @@ const EYE_HEIGHT_M: f32 = 1.7;
 pub enum FullDetail {
     /// Every character, no LOD (no viewer is set).
     All,
-    /// The `k` nearest the viewer at spawn: the full tier's edge is set at the k-th
-    /// nearest's distance; characters walk in and out of it from there.
+    /// The `k` nearest the viewer: after every frame the full tier's edge is moved to the
+    /// k-th nearest's distance (the tier's hysteresis band still applies).
     Nearest(u32),
 }
 
 /// The LOD tiers' outer edges of a crowd (m from the viewer).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct Edges {
     full_m: f32,
     reduced_m: f32,
+}
+
+/// Keeps the nearest `full_k` characters in the full tier and the nearest `reduced_k` in
+/// the reduced one: after each frame, the tier edges of every character are moved to the
+/// k-th nearest's distance from the viewer.
+pub(crate) struct Tiering {
+    viewer: Vec3,
+    full_k: u32,
+    reduced_k: u32,
+    /// Distances of this frame (reused: no allocation per frame).
+    distances: Vec<f32>,
+}
+
+impl Tiering {
+    /// The edges for where the agents are now.
+    fn edges(&mut self, agents: &[Agent]) -> Edges {
+        self.distances.clear();
+        self.distances.extend(
+            agents
+                .iter()
+                .map(|a| a.character.feet_world().distance(self.viewer)),
+        );
+        let kth = |distances: &mut [f32], k: u32| {
+            if distances.is_empty() {
+                return 0.0;
+            }
+            let index = (k as usize).clamp(1, distances.len()) - 1;
+            *distances.select_nth_unstable_by(index, f32::total_cmp).1
+        };
+        let full_m = kth(&mut self.distances, self.full_k);
+        Edges {
+            full_m,
+            reduced_m: kth(&mut self.distances, self.reduced_k).max(full_m),
+        }
+    }
+
+    /// Moves every agent's tier edges to where the agents are now; the edges.
+    pub(crate) fn apply(&mut self, agents: &mut [Agent]) -> Edges {
+        let edges = self.edges(agents);
+        for agent in agents {
+            let config = agent.character.lod_config_mut();
+            config.full_max_distance_m = edges.full_m;
+            config.reduced_max_distance_m = edges.reduced_m;
+        }
+        edges
+    }
 }
 
 /// What `crowd` is asked to do.
@@ -249,9 +294,8 @@ impl Stage {
 
     /// `n` agents from `seed`: each on a random lane at a random point along it, walking
     /// or running toward the lane's end. With a viewer, the full tier reaches the
-    /// `full_detail`-th nearest at spawn and the reduced tier the `reduced_detail`-th;
-    /// the far tier follows the ground (movement LOD). Returns the agents and the tiers'
-    /// edges (`None` without LOD).
+    /// `full_detail`-th nearest and the reduced tier the `reduced_detail`-th (the
+    /// [`Tiering`] returned keeps them so); the far tier follows the ground (movement LOD).
     pub(crate) fn spawn(
         &self,
         n: u32,
@@ -259,7 +303,7 @@ impl Stage {
         viewer: Option<Vec3>,
         (full_detail, reduced_detail): (FullDetail, u32),
         probes: ProbeTiming,
-    ) -> anyhow::Result<(Vec<Agent>, Option<Edges>)> {
+    ) -> anyhow::Result<(Vec<Agent>, Option<Tiering>)> {
         let sections = &self.course.sections;
         anyhow::ensure!(!sections.is_empty(), "the course has no sections");
         let mut starts = Vec::with_capacity(n as usize);
@@ -275,35 +319,19 @@ impl Stage {
             let run = rng.chance(0.5);
             starts.push((section, at, run));
         }
-        let edges = match (viewer, full_detail) {
-            (Some(viewer), FullDetail::Nearest(k)) => {
-                let mut distances: Vec<f32> = starts
-                    .iter()
-                    .map(|(_, at, _)| at.distance(viewer))
-                    .collect();
-                distances.sort_by(f32::total_cmp);
-                // The distance of the k-th nearest.
-                let kth = |k: u32| {
-                    let k = (k as usize).clamp(1, distances.len().max(1));
-                    distances.get(k - 1).copied().unwrap_or(0.0)
-                };
-                let full_m = kth(k);
-                Some(Edges {
-                    full_m,
-                    reduced_m: kth(reduced_detail).max(full_m),
-                })
-            }
+        let mut tiering = match (viewer, full_detail) {
+            (Some(viewer), FullDetail::Nearest(full_k)) => Some(Tiering {
+                viewer,
+                full_k,
+                reduced_k: reduced_detail,
+                distances: Vec::with_capacity(n as usize),
+            }),
             _ => None,
         };
         let mut settings = CharacterSettings::default();
-        if let Some(edges) = edges {
-            settings.lod = LodConfig {
-                full_max_distance_m: edges.full_m,
-                reduced_max_distance_m: edges.reduced_m,
-                // Movement LOD: the far tier follows the ground with one ray.
-                ground_follow_when_off: true,
-                ..LodConfig::default()
-            };
+        if tiering.is_some() {
+            // Movement LOD: the far tier follows the ground with one ray.
+            settings.lod.ground_follow_when_off = true;
         }
         let mut agents = Vec::with_capacity(n as usize);
         let mut landing_poses = None;
@@ -318,7 +346,7 @@ impl Stage {
             let mut character = builder.spawn(at, yaw)?;
             landing_poses.get_or_insert_with(|| Arc::clone(character.landing_poses()));
             character.set_probe_timing(probes);
-            if edges.is_some() {
+            if tiering.is_some() {
                 character.set_viewer(viewer);
             }
             let end = section.end_world();
@@ -330,7 +358,10 @@ impl Stage {
                 cost: [StageNs::default(); 3],
             });
         }
-        Ok((agents, edges))
+        if let Some(tiering) = &mut tiering {
+            tiering.apply(&mut agents);
+        }
+        Ok((agents, tiering))
     }
 }
 
@@ -343,6 +374,10 @@ struct RunFigures {
     wall_ms_max: f64,
     /// Per tier, summed over the agents.
     tiers: [StageNs; 3],
+    /// The tier edges, mean over the timed frames (`None` without LOD).
+    edges_mean: Option<Edges>,
+    /// Moving the tier edges after each frame (ms; in the wall time).
+    retier_ms_mean: f64,
     bytes_per_character: f64,
     digest: u64,
 }
@@ -376,7 +411,7 @@ pub(crate) fn run_frames(
     (pool, probes): (Option<&rayon::ThreadPool>, ProbeTiming),
     dt_s: f32,
     (frames, warm_up): (u32, u32),
-    mut on_frame: impl FnMut(Option<f64>),
+    mut on_frame: impl FnMut(&mut [Agent], Option<f64>),
 ) -> anyhow::Result<()> {
     for frame in 0..frames {
         let timed = frame >= warm_up;
@@ -405,7 +440,7 @@ pub(crate) fn run_frames(
         if let Err((k, e)) = result {
             anyhow::bail!("character {k}, frame {frame}: {e}");
         }
-        on_frame(timed.then_some(wall_ms));
+        on_frame(agents, timed.then_some(wall_ms));
     }
     Ok(())
 }
@@ -418,7 +453,7 @@ fn run_one(
     threads: usize,
     viewer: Option<Vec3>,
     progress: &ProgressBar,
-) -> anyhow::Result<(RunFigures, Option<Edges>)> {
+) -> anyhow::Result<RunFigures> {
     let dt_s = 1.0 / args.hz;
     let frames = (args.seconds * args.hz).round().max(1.0) as u32;
     let warm_up = ((WARM_UP_S * args.hz).round() as u32).min(frames / 4);
@@ -434,7 +469,7 @@ fn run_one(
     };
     progress.set_message(format!("{n} characters, {threads} thread(s)"));
     let bytes_before = alloc_count::live_bytes();
-    let (mut agents, edges) = stage.spawn(
+    let (mut agents, mut tiering) = stage.spawn(
         n,
         args.seed,
         viewer,
@@ -442,16 +477,26 @@ fn run_one(
         args.probes,
     )?;
     let (mut wall_sum_ms, mut wall_max_ms) = (0.0f64, 0.0f64);
+    let (mut retier_sum_ms, mut edges_sum) = (0.0f64, Edges::default());
     run_frames(
         &mut agents,
         &stage.world,
         (pool.as_ref(), args.probes),
         dt_s,
         (frames, warm_up),
-        |wall_ms| {
+        |agents, wall_ms| {
+            // The host's share of LOD: the tier edges follow the crowd.
+            let started = Instant::now();
+            let edges = tiering.as_mut().map(|t| t.apply(agents));
+            let retier_ms = started.elapsed().as_secs_f64() * 1000.0;
             if let Some(ms) = wall_ms {
-                wall_sum_ms += ms;
-                wall_max_ms = wall_max_ms.max(ms);
+                wall_sum_ms += ms + retier_ms;
+                wall_max_ms = wall_max_ms.max(ms + retier_ms);
+                retier_sum_ms += retier_ms;
+                if let Some(edges) = edges {
+                    edges_sum.full_m += edges.full_m;
+                    edges_sum.reduced_m += edges.reduced_m;
+                }
             }
             progress.inc(1);
         },
@@ -466,18 +511,21 @@ fn run_one(
         }
     }
     let frames_timed = frames - warm_up;
-    Ok((
-        RunFigures {
-            threads,
-            frames_timed,
-            wall_ms_mean: wall_sum_ms / f64::from(frames_timed.max(1)),
-            wall_ms_max: wall_max_ms,
-            tiers,
-            bytes_per_character: bytes as f64 / f64::from(n),
-            digest: digest(&agents),
-        },
-        edges,
-    ))
+    let per_frame = 1.0 / f64::from(frames_timed.max(1));
+    Ok(RunFigures {
+        threads,
+        frames_timed,
+        wall_ms_mean: wall_sum_ms * per_frame,
+        wall_ms_max: wall_max_ms,
+        tiers,
+        edges_mean: tiering.is_some().then(|| Edges {
+            full_m: (f64::from(edges_sum.full_m) * per_frame) as f32,
+            reduced_m: (f64::from(edges_sum.reduced_m) * per_frame) as f32,
+        }),
+        retier_ms_mean: retier_sum_ms * per_frame,
+        bytes_per_character: bytes as f64 / f64::from(n),
+        digest: digest(&agents),
+    })
 }
 
 #[derive(Serialize)]
@@ -514,8 +562,11 @@ struct RunJson {
     seconds: f32,
     hz: f32,
     frames_timed: u32,
+    /// The tier edges (m from the viewer), mean over the frames.
     full_tier_edge_m: Option<f32>,
     reduced_tier_edge_m: Option<f32>,
+    /// Moving the tier edges after each frame (ms per frame; in `wall_ms_per_frame`).
+    retier_ms_per_frame: f64,
     viewer: Option<[f32; 3]>,
     final_pose_digest: String,
 }
@@ -525,13 +576,7 @@ struct CrowdJson {
     runs: Vec<RunJson>,
 }
 
-fn to_json(
-    n: u32,
-    f: &RunFigures,
-    args: &CrowdArgs,
-    viewer: Option<Vec3>,
-    edges: Option<Edges>,
-) -> RunJson {
+fn to_json(n: u32, f: &RunFigures, args: &CrowdArgs, viewer: Option<Vec3>) -> RunJson {
     let frames = f64::from(f.frames_timed.max(1));
     let mut all = StageNs::default();
     f.tiers.iter().for_each(|t| all.add(t));
@@ -561,35 +606,30 @@ fn to_json(
         seconds: args.seconds,
         hz: args.hz,
         frames_timed: f.frames_timed,
-        full_tier_edge_m: edges.map(|e| e.full_m),
-        reduced_tier_edge_m: edges.map(|e| e.reduced_m),
+        full_tier_edge_m: f.edges_mean.map(|e| e.full_m),
+        reduced_tier_edge_m: f.edges_mean.map(|e| e.reduced_m),
+        retier_ms_per_frame: f.retier_ms_mean,
         viewer: viewer.map(|v| v.to_array()),
         final_pose_digest: format!("{:016x}", f.digest),
     }
 }
 
 /// Prints one crowd size's runs side by side, one column per run.
-fn print_size(
-    n: u32,
-    runs: &[RunFigures],
-    args: &CrowdArgs,
-    viewer: Option<Vec3>,
-    edges: Option<Edges>,
-) {
+fn print_size(n: u32, runs: &[RunFigures], args: &CrowdArgs, viewer: Option<Vec3>) {
     let frames = runs.first().map_or(0, |r| r.frames_timed);
-    let detail = match (viewer, edges) {
+    let detail = match (viewer, runs.first().and_then(|r| r.edges_mean)) {
         (Some(v), Some(edges)) => format!(
-            "viewer ({:.1}, {:.1}, {:.1}); full tier ≤ {:.2} m (the nearest {} at spawn), reduced ≤ {:.2} m (the nearest {}), ground follow beyond",
+            "viewer ({:.1}, {:.1}, {:.1}); full tier the nearest {} (edge {:.2} m on average), reduced the nearest {} ({:.2} m), ground follow beyond",
             v.x,
             v.y,
             v.z,
-            edges.full_m,
             match args.full_detail {
                 FullDetail::Nearest(k) => k.min(n),
                 FullDetail::All => n,
             },
-            edges.reduced_m,
+            edges.full_m,
             args.reduced_detail.min(n),
+            edges.reduced_m,
         ),
         _ => "no viewer: every character at full detail".to_string(),
     };
@@ -676,6 +716,14 @@ fn print_size(
             .map(|t| format!("{:.2}", t.per_tick_us().total))
             .collect(),
     );
+    if runs.iter().any(|r| r.edges_mean.is_some()) {
+        row(
+            "moving the tier edges (ms per frame)",
+            runs.iter()
+                .map(|r| format!("{:.3}", r.retier_ms_mean))
+                .collect(),
+        );
+    }
     row(
         "heap bytes per character",
         runs.iter()
@@ -723,13 +771,10 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
     let mut identical = true;
     for &n in &args.characters {
         let mut figures = Vec::new();
-        let mut edges = None;
         for &threads in &thread_counts {
-            let (f, e) = run_one(&stage, &args, n, threads, viewer, &progress)?;
-            edges = e;
-            figures.push(f);
+            figures.push(run_one(&stage, &args, n, threads, viewer, &progress)?);
         }
-        progress.suspend(|| print_size(n, &figures, &args, viewer, edges));
+        progress.suspend(|| print_size(n, &figures, &args, viewer));
         let same = figures.windows(2).all(|w| w[0].digest == w[1].digest);
         if figures.len() > 1 {
             progress.suspend(|| {
@@ -742,7 +787,7 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
         }
         identical &= same;
         json.runs
-            .extend(figures.iter().map(|f| to_json(n, f, &args, viewer, edges)));
+            .extend(figures.iter().map(|f| to_json(n, f, &args, viewer)));
     }
     progress.finish_and_clear();
     std::fs::create_dir_all(&args.out)

@@ -277,15 +277,15 @@ enum Command {
         /// course, at eye height).
         #[arg(long, value_name = "X,Y,Z", value_parser = crowd::parse_viewer, allow_hyphen_values = true)]
         viewer: Option<plantigrade::glam::Vec3>,
-        /// How many characters (nearest the viewer at spawn) get full detail, or `all` for
-        /// no LOD at all.
+        /// How many characters (the nearest the viewer, re-picked after every frame) get
+        /// full detail, or `all` for no LOD at all.
         #[arg(long, default_value = "32", value_name = "K|all", value_parser = crowd::parse_full_detail)]
         full_detail: crowd::FullDetail,
         /// Foot probes inside each character's tick (`immediate`), or gathered and cast as
         /// one parallel batch per frame, used the next tick (`batched`, SPEC IK-13).
         #[arg(long, default_value = "immediate", value_name = "immediate|batched", value_parser = crowd::parse_probes)]
         probes: plantigrade::character::ProbeTiming,
-        /// How many characters (nearest the viewer at spawn) are within the reduced tier;
+        /// How many characters (the nearest the viewer) are within the reduced tier;
         /// the rest is in the far tier (graph every 4th tick, ground follow, no probes).
         #[arg(long, default_value_t = 320, value_name = "K")]
         reduced_detail: u32,

@@ -8,11 +8,36 @@ fn small_crowd(stage: &Stage, n: u32) -> Vec<Agent> {
 }
 
 fn crowd_probing(stage: &Stage, n: u32, probes: ProbeTiming) -> Vec<Agent> {
+    crowd_with_tiering(stage, n, probes).0
+}
+
+/// The small crowd and what keeps its nearest 3 in the full tier and 12 in the reduced one.
+fn crowd_with_tiering(stage: &Stage, n: u32, probes: ProbeTiming) -> (Vec<Agent>, Tiering) {
     let viewer = Some(Vec3::new(3.0, 1.7, 2.0));
-    stage
+    let (agents, tiering) = stage
         .spawn(n, 5, viewer, (FullDetail::Nearest(3), 12), probes)
-        .unwrap()
-        .0
+        .unwrap();
+    (agents, tiering.unwrap())
+}
+
+/// Runs `frames` frames as the crowd command does: the tier edges moved after each.
+fn run_tiered(
+    (agents, tiering): &mut (Vec<Agent>, Tiering),
+    stage: &Stage,
+    schedule: (Option<&rayon::ThreadPool>, ProbeTiming),
+    frames: u32,
+) {
+    run_frames(
+        agents,
+        &stage.world,
+        schedule,
+        DT_S,
+        (frames, 0),
+        |agents, _| {
+            tiering.apply(agents);
+        },
+    )
+    .unwrap();
 }
 
 const ALONE: (Option<&rayon::ThreadPool>, ProbeTiming) = (None, ProbeTiming::Immediate);
@@ -25,26 +50,11 @@ fn one_and_several_threads_end_in_bit_identical_poses() {
         .build()
         .unwrap();
     for probes in [ProbeTiming::Immediate, ProbeTiming::Batched] {
-        let mut alone = crowd_probing(&stage, 24, probes);
-        let mut shared = crowd_probing(&stage, 24, probes);
-        run_frames(
-            &mut alone,
-            &stage.world,
-            (None, probes),
-            DT_S,
-            (90, 0),
-            |_| {},
-        )
-        .unwrap();
-        run_frames(
-            &mut shared,
-            &stage.world,
-            (Some(&pool), probes),
-            DT_S,
-            (90, 0),
-            |_| {},
-        )
-        .unwrap();
+        let mut alone = crowd_with_tiering(&stage, 24, probes);
+        let mut shared = crowd_with_tiering(&stage, 24, probes);
+        run_tiered(&mut alone, &stage, (None, probes), 90);
+        run_tiered(&mut shared, &stage, (Some(&pool), probes), 90);
+        let (alone, shared) = (alone.0, shared.0);
         for (k, (a, b)) in alone.iter().zip(&shared).enumerate() {
             let (a, b) = (a.character(), b.character());
             assert_eq!(
@@ -81,28 +91,11 @@ fn one_and_several_threads_end_in_bit_identical_poses() {
 fn the_crowd_tick_does_not_allocate_once_warm() {
     let stage = Stage::new().unwrap();
     for probes in [ProbeTiming::Immediate, ProbeTiming::Batched] {
-        let mut agents = crowd_probing(&stage, 8, probes);
+        let mut crowd = crowd_with_tiering(&stage, 8, probes);
         // Warm up: LOD tiers placed, buffers grown.
-        run_frames(
-            &mut agents,
-            &stage.world,
-            (None, probes),
-            DT_S,
-            (120, 0),
-            |_| {},
-        )
-        .unwrap();
+        run_tiered(&mut crowd, &stage, (None, probes), 120);
         let before = alloc_count::thread_allocations();
-        for _ in 0..240 {
-            for agent in &mut agents {
-                step(agent, &stage.world, DT_S, true).unwrap();
-            }
-            if probes == ProbeTiming::Batched {
-                for agent in &mut agents {
-                    probe(agent, &stage.world, true);
-                }
-            }
-        }
+        run_tiered(&mut crowd, &stage, (None, probes), 240);
         let made = alloc_count::thread_allocations() - before;
         assert_eq!(
             made, 0,
@@ -280,7 +273,45 @@ fn a_cloned_crowd_ticks_as_the_original() {
     let stage = Stage::new().unwrap();
     let mut original = small_crowd(&stage, 24);
     let mut copy = original.clone();
-    run_frames(&mut original, &stage.world, ALONE, DT_S, (90, 0), |_| {}).unwrap();
-    run_frames(&mut copy, &stage.world, ALONE, DT_S, (90, 0), |_| {}).unwrap();
+    run_frames(&mut original, &stage.world, ALONE, DT_S, (90, 0), |_, _| {}).unwrap();
+    run_frames(&mut copy, &stage.world, ALONE, DT_S, (90, 0), |_, _| {}).unwrap();
     assert_eq!(digest(&original), digest(&copy));
+}
+
+/// The tier edges follow the crowd: after every frame the nearest 3 are within the full
+/// edge and the nearest 12 within the reduced one, and the tiers hold about that many.
+#[test]
+fn the_tier_edges_keep_the_nearest_in_full_detail() {
+    let stage = Stage::new().unwrap();
+    let mut crowd = crowd_with_tiering(&stage, 40, ProbeTiming::Immediate);
+    let viewer = crowd.1.viewer;
+    let mut full_counts = Vec::new();
+    for _ in 0..30 {
+        run_tiered(&mut crowd, &stage, ALONE, 4);
+        let edges = crowd.1.edges(&crowd.0);
+        let within = |edge_m: f32| {
+            crowd
+                .0
+                .iter()
+                .filter(|a| a.character.feet_world().distance(viewer) <= edge_m)
+                .count()
+        };
+        assert_eq!(within(edges.full_m), 3);
+        assert_eq!(within(edges.reduced_m), 12);
+        let config = crowd.0[0].character.lod().config;
+        assert_eq!(config.full_max_distance_m, edges.full_m);
+        full_counts.push(
+            crowd
+                .0
+                .iter()
+                .filter(|a| a.character.lod().tier() == LodTier::Full)
+                .count(),
+        );
+    }
+    // Hysteresis lets a character on the edge stay a little longer.
+    let mean = full_counts.iter().sum::<usize>() as f32 / full_counts.len() as f32;
+    assert!(
+        (2.0..=6.0).contains(&mean),
+        "{mean} in the full tier on average"
+    );
 }

@@ -636,6 +636,13 @@ impl Character {
         self.lod = Lod::new(config);
     }
 
+    /// LOD settings, changed in place: the tier, its fade and the graph's window carry on
+    /// (a crowd moving its tier edges every frame), where [`Character::set_lod_config`]
+    /// starts the LOD state over.
+    pub fn lod_config_mut(&mut self) -> &mut LodConfig {
+        &mut self.lod.config
+    }
+
     /// A point for head and spine to turn toward (IK-14); `None` eases back to the
     /// animation.
     pub fn set_look_target(&mut self, target_world: Option<Vec3>) {
