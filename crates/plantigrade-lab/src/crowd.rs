@@ -121,7 +121,7 @@ pub struct CrowdArgs {
     /// Foot probes inside each tick, or gathered and run as one batch after the frame's
     /// ticks (SPEC IK-13), used next tick.
     pub probes: ProbeTiming,
-    /// With a viewer, the reduced tier reaches the this-many nearest at spawn (the rest is
+    /// With a viewer, the reduced tier reaches the this-many nearest (the rest is
     /// `Off`).
     pub reduced_detail: u32,
     pub seed: u64,
