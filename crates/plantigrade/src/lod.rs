@@ -4,7 +4,8 @@
 //! - [`LodTier::Full`] (default ≤ 6 m): every foot is probed every tick.
 //! - [`LodTier::Reduced`] (default ≤ 30 m): one foot per tick, alternating, so each foot's
 //!   probe result is at most one tick older than in `Full`.
-//! - [`LodTier::Off`] (beyond): no probes; the procedural pass fades out.
+//! - [`LodTier::Off`] (beyond): no probes; the procedural pass fades out (foot IK, and
+//!   the pelvis tilt, landing dip and lean with it), then does not run.
 //!
 //! Switching never pops: the tier boundaries have hysteresis (a character standing on a
 //! boundary does not flicker between tiers), and the procedural pass is blended by

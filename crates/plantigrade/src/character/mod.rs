@@ -45,7 +45,7 @@ use crate::impact::{ImpactOutput, LandingImpactConfig};
 use crate::lean::{LeanConfig, LeanOutput};
 use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{CharacterConfig, ConfigError, Intent, Movement, MovementOutput};
-use crate::pose::{ModelPose, Pose, PoseError};
+use crate::pose::{blend_layer, local_to_model, ModelPose, Pose, PoseError};
 use crate::settings::{CharacterSettings, QueryLayers, SettingsError};
 use crate::tilt::{NormalSourceChoice, TiltConfig, TiltOutput};
 use crate::world::{
@@ -471,28 +471,15 @@ impl Character {
         Ok(())
     }
 
-    /// The tick's last stage, over the animated pose: slope tilt, landing impact and lean;
-    /// the LOD tier; foot probes and foot IK; look-at → the final pose. An error if the
-    /// animation stage did not run first this tick.
+    /// The tick's last stage, over the animated pose: the LOD tier; slope tilt, landing
+    /// impact and lean (faded by the LOD weight, skipped once faded out in the far tier:
+    /// [`Character::tilt_output`] then keeps its last value); foot probes and foot IK;
+    /// look-at → the final pose. An error if the animation stage did not run first this
+    /// tick.
     pub fn tick_procedural(&mut self, world: &dyn CharacterPhysics) -> Result<(), CharacterError> {
         self.enter_stage(TickStage::Procedural)?;
         let dt_s = self.stage_dt_s;
         let ground = self.ground_filter();
-
-        // Posture: tilt, landing impact and lean, before foot IK so the feet still land.
-        let skeleton = Arc::clone(self.animator.graph.asset());
-        let skeleton = skeleton.skeleton();
-        self.posture.apply(
-            &self.locomotion,
-            &self.feet.animated_feet,
-            world,
-            ground,
-            skeleton,
-            &mut self.animator.pose,
-            &mut self.animator.model,
-            &mut self.debug,
-            dt_s,
-        )?;
 
         // LOD (IK-11): the viewer's distance picks the tier; the weight fades, never pops.
         let (lod_weight, probe_feet) = match self.viewer_world {
@@ -506,8 +493,39 @@ impl Character {
             }
             None => (1.0, [true; 2]),
         };
-        let skip_feet =
+        let faded_out =
             self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
+
+        // Posture: tilt, landing impact and lean, before foot IK so the feet still land;
+        // faded by the LOD weight like the foot IK, and not run at all once faded out (its
+        // rays are most of a far character's procedural cost). Coming back, it fades in
+        // from where it left off.
+        let skeleton = Arc::clone(self.animator.graph.asset());
+        let skeleton = skeleton.skeleton();
+        if !faded_out {
+            self.posture.apply(
+                &self.locomotion,
+                &self.feet.animated_feet,
+                world,
+                ground,
+                skeleton,
+                &mut self.animator.pose,
+                &mut self.animator.model,
+                &mut self.debug,
+                dt_s,
+            )?;
+            if lod_weight < 1.0 {
+                // Back toward the animated pose (this tick's, before any procedural change).
+                blend_layer(
+                    &mut self.animator.pose,
+                    &self.animator.animated,
+                    1.0 - lod_weight,
+                    None,
+                )?;
+                local_to_model(skeleton, &self.animator.pose, &mut self.animator.model)?;
+            }
+        }
+        let skip_feet = faded_out;
 
         // Foot IK.
         let output = &self.locomotion.output;

@@ -664,3 +664,82 @@ fn animation_lod_paces_the_graph_by_tier_and_a_tier_switch_never_pops() {
         "largest joint turn in a tick at a tier switch {switch_turn_max} rad, in a full-detail tick {full_turn_max} rad"
     );
 }
+
+/// The far tier fades the posture (tilt, landing dip, lean) out with the foot IK, then stops
+/// running it (no rays at all), and fades it back in near: standing on a 15° ramp while the
+/// viewer comes and goes, the pelvis never turns in a tick by more than the animation turns
+/// it plus one step of the fade.
+#[test]
+fn the_far_tier_fades_the_tilt_out_stops_its_rays_and_fades_it_back() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|x, z| Some(RampThenFlat::height_and_normal(x, z)));
+    let start = Vec3::new(0.0, RampThenFlat::height_and_normal(0.0, 2.0).0, 2.0);
+    let pelvis = graph
+        .skeleton()
+        .names()
+        .iter()
+        .position(|n| n == "pelvis")
+        .unwrap();
+    let dt_s = 1.0 / 60.0;
+    let still = Intent::default();
+    let spawn = || Character::new(CharacterConfig::default(), graph.clone(), start, 0.0).unwrap();
+    let pelvis_turn = |before: &Pose, c: &Character| {
+        before.local()[pelvis]
+            .rotation
+            .angle_between(c.pose().local()[pelvis].rotation)
+    };
+
+    // Full detail throughout: how far the pelvis turns in a tick, and the tilt.
+    let mut full = spawn();
+    let mut animation_turn_max = 0.0f32;
+    for tick in 0..240 {
+        let before = full.pose().clone();
+        full.tick(dt_s, &still, &world).unwrap();
+        if tick >= 60 {
+            animation_turn_max = animation_turn_max.max(pelvis_turn(&before, &full));
+        }
+    }
+    let tilt_rad = full.tilt_output().unwrap().pitch_rad.abs();
+    assert!(
+        tilt_rad > 5f32.to_radians(),
+        "tilted on the ramp: {tilt_rad}"
+    );
+
+    // Near for a second, far for a second, and again.
+    let mut paced = spawn();
+    let fade_step_rad = tilt_rad * dt_s / crate::lod::DEFAULT_BLEND_TIME_S;
+    let (mut faded_ticks, mut near_rays) = (0, 0);
+    for tick in 0..240 {
+        let far = (tick / 60) % 2 == 1;
+        let offset_m = if far { 80.0 } else { 1.0 };
+        paced.set_viewer(Some(paced.feet_world() + Vec3::X * offset_m));
+        let faded_before =
+            paced.lod().tier() == LodTier::Off && paced.lod().procedural_weight() <= 0.0;
+        let (before, rays_before) = (paced.pose().clone(), world.rays());
+        paced.tick(dt_s, &still, &world).unwrap();
+        let rays = world.rays() - rays_before;
+        if faded_before && far {
+            faded_ticks += 1;
+            assert_eq!(rays, 0, "tick {tick}: faded out, yet {rays} rays");
+        }
+        if !far {
+            near_rays += rays;
+        }
+        if tick >= 60 {
+            let turn = pelvis_turn(&before, &paced);
+            assert!(
+                turn <= animation_turn_max + 1.25 * fade_step_rad + 1e-4,
+                "tick {tick}: the pelvis turned {turn} rad (animation at most {animation_turn_max}, fade step {fade_step_rad})"
+            );
+        }
+        if tick == 179 {
+            let back = paced.tilt_output().unwrap().pitch_rad.abs();
+            assert!(
+                (back - tilt_rad).abs() < 0.2 * tilt_rad,
+                "tilt back near: {back} rad, {tilt_rad} rad at full detail"
+            );
+        }
+    }
+    assert!(faded_ticks > 60, "{faded_ticks} ticks faded out");
+    assert!(near_rays > 0);
+}
