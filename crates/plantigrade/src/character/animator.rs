@@ -5,7 +5,10 @@
 //! ticked for all N at once, and the pose moves toward that result over those N ticks,
 //! arriving on the last. Each tick then moves the pose by about one tick's worth of
 //! animation, whatever N is, and N changes only when a window ends: a tier switch never
-//! jumps. The root motion of a window is handed out evenly over its ticks.
+//! jumps. The root motion of a window is handed out evenly over its ticks. The first
+//! window at a new N is shortened by the character's own phase (from where it was
+//! spawned), so a crowd that changes tier together does not run all its graphs on the same
+//! tick.
 
 use super::CharacterError;
 use crate::graph::{GraphInstance, RootMotionDelta};
@@ -28,13 +31,20 @@ pub(super) struct Animator {
     /// Ticks of the current window, and how many are left (0: the graph runs next tick).
     window_ticks: u32,
     window_left: u32,
+    /// The cadence (ticks per graph run) of the current window; 1 ticks straight into
+    /// `pose`.
+    window_every: u32,
+    /// This character's phase among others of the same cadence.
+    phase: u32,
     window_root_motion: RootMotionDelta,
     /// Whether the graph ran this tick (its events are this tick's).
     pub(super) graph_ran: bool,
 }
 
 impl Animator {
-    pub(super) fn new(graph: GraphInstance) -> Self {
+    /// `phase` spreads characters' graph runs over the ticks of a window (any number;
+    /// characters with different phases run on different ticks).
+    pub(super) fn new(graph: GraphInstance, phase: u32) -> Self {
         let params = LocomotionParams::resolve(graph.params());
         let pose = Pose::rest(graph.asset().skeleton());
         let model = ModelPose::new(pose.num_joints());
@@ -47,6 +57,8 @@ impl Animator {
             model,
             window_ticks: 1,
             window_left: 0,
+            window_every: 1,
+            phase,
             window_root_motion: RootMotionDelta::ZERO,
             graph_ran: false,
         }
@@ -68,20 +80,26 @@ impl Animator {
         if self.graph_ran {
             self.graph.set_playback_scale(playback_scale);
             self.params.write(vars, self.graph.params_mut());
-            self.window_ticks = every_ticks;
-            self.window_left = every_ticks;
+            // A new cadence starts with a window of 1 to N ticks, by phase.
+            let ticks = if every_ticks == self.window_every {
+                every_ticks
+            } else {
+                1 + self.phase % every_ticks
+            };
+            self.window_every = every_ticks;
+            self.window_ticks = ticks;
+            self.window_left = ticks;
             if every_ticks == 1 {
                 // Every tick, straight into the pose: full detail as without LOD.
                 self.graph.tick(dt_s, &mut self.pose)?;
             } else {
                 // From the pose the graph wrote last, whichever buffer that was.
                 self.target.copy_from(&self.animated)?;
-                self.graph
-                    .tick(dt_s * every_ticks as f32, &mut self.target)?;
+                self.graph.tick(dt_s * ticks as f32, &mut self.target)?;
             }
             self.window_root_motion = self.graph.root_motion();
         }
-        if self.window_ticks == 1 {
+        if self.window_every == 1 {
             self.animated.copy_from(&self.pose)?;
         } else {
             // 1/left of the way from the last animated pose: on the window's last tick, the

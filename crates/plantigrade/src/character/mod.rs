@@ -236,7 +236,8 @@ impl Character {
             feet: FootPlacement::new(foot_ik, contact_curves, landing_poses),
             posture: Posture::new(&bones, tilt_config, impact_config, lean_config),
             look: Look::new(LookAt::new(look_at_config), look_at_chain),
-            animator: Animator::new(graph),
+            // Characters spawned in different places get different animation LOD phases.
+            animator: Animator::new(graph, spawn_phase(feet_world)),
             lod: Lod::new(lod_config),
             viewer_world: None,
             debug: DebugDraw::new(false),
@@ -869,6 +870,18 @@ pub fn run_probe_batch(
             scope.spawn(move || run(part));
         }
     });
+}
+
+/// A number from where a character is spawned (deterministic, spread over `u32`): its
+/// animation LOD phase.
+fn spawn_phase(feet_world: Vec3) -> u32 {
+    let bits = [feet_world.x, feet_world.y, feet_world.z].map(f32::to_bits);
+    // FNV-1a over the coordinates' bits.
+    let mut hash = 0x811c_9dc5u32;
+    for byte in bits.iter().flat_map(|b| b.to_le_bytes()) {
+        hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
+    }
+    hash
 }
 
 /// How a character is set up before it is spawned ([`Character::builder`]).

@@ -743,3 +743,38 @@ fn the_far_tier_fades_the_tilt_out_stops_its_rays_and_fades_it_back() {
     assert!(faded_ticks > 60, "{faded_ticks} ticks faded out");
     assert!(near_rays > 0);
 }
+
+/// Far characters spawned in different places run their graphs on different ticks, not
+/// all on every 4th: a crowd's frames stay even.
+#[test]
+fn far_characters_spread_their_graph_runs_over_the_window() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let mut crowd: Vec<Character> = (0..32)
+        .map(|k| {
+            let at = Vec3::new(k as f32 * 0.7, 0.0, (k % 5) as f32);
+            let mut c = Character::new(CharacterConfig::default(), graph.clone(), at, 0.0).unwrap();
+            c.set_viewer(Some(Vec3::new(0.0, 0.0, -500.0)));
+            c
+        })
+        .collect();
+    let mut runs_per_tick = Vec::new();
+    for tick in 0..40 {
+        let mut ran = 0;
+        for c in &mut crowd {
+            c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+            ran += usize::from(c.animator.graph_ran);
+        }
+        if tick >= 8 {
+            runs_per_tick.push(ran);
+        }
+    }
+    // Every 4th tick each: 8 a tick on average; no tick with most of the crowd.
+    let total: usize = runs_per_tick.iter().sum();
+    assert_eq!(total, 32 * runs_per_tick.len() / 4);
+    let busiest = *runs_per_tick.iter().max().unwrap();
+    assert!(
+        busiest <= 16,
+        "{busiest} of 32 graphs on one tick: {runs_per_tick:?}"
+    );
+}
