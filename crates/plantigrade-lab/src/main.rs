@@ -2,15 +2,18 @@
 //! gait clip and writes `target/plantigrade-report/results.json`; subcommands export the
 //! mannequin and inspect any glTF file.
 
+mod alloc_count;
 mod character;
 mod clip_table;
 mod continuity;
+mod crowd;
 mod film;
 mod graph_cmd;
 mod inspect;
 mod quality;
 mod report;
 mod scenarios;
+mod seeded;
 mod soak;
 mod sweep;
 mod timeline;
@@ -19,6 +22,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// The system allocator, counting live bytes and each thread's allocations (the crowd's
+/// memory per character and its no-allocation test).
+#[global_allocator]
+static GLOBAL: alloc_count::Counting = alloc_count::Counting;
 
 #[derive(Parser, Debug, Clone)]
 #[command(
@@ -247,6 +255,41 @@ enum Command {
         #[arg(long, default_value_t = 16, value_name = "K")]
         characters: u32,
         /// Seed of the random intents (the same seed replays the same run).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// N characters walking the course's lanes from seeded random starts, with LOD tiers by
+    /// distance from a viewer, ticked in parallel (rayon) and then on one thread: µs per
+    /// character-tick per tier and stage, wall ms per frame, characters per 16.6 ms frame,
+    /// heap bytes per character; writes `<out>/crowd.json`. With `--check`, exits 1 unless
+    /// the final poses of both runs are bit-identical.
+    Crowd {
+        /// Crowd sizes, run in turn.
+        #[arg(long, default_value = "100,1000,10000", value_name = "N,N,…", value_parser = crowd::parse_sizes)]
+        characters: std::vec::Vec<u32>,
+        /// Threads of the parallel run (default: every core).
+        #[arg(long, value_name = "T")]
+        threads: Option<usize>,
+        /// Simulated seconds per run.
+        #[arg(long, default_value_t = 2.0, value_name = "S")]
+        seconds: f32,
+        /// The viewer (camera) for LOD tiers, world metres (default: the middle of the
+        /// course, at eye height).
+        #[arg(long, value_name = "X,Y,Z", value_parser = crowd::parse_viewer, allow_hyphen_values = true)]
+        viewer: Option<plantigrade::glam::Vec3>,
+        /// How many characters (the nearest the viewer, re-picked after every frame) get
+        /// full detail, or `all` for no LOD at all.
+        #[arg(long, default_value = "32", value_name = "K|all", value_parser = crowd::parse_full_detail)]
+        full_detail: crowd::FullDetail,
+        /// Foot probes inside each character's tick (`immediate`), or gathered and cast as
+        /// one parallel batch per frame, used the next tick (`batched`, SPEC IK-13).
+        #[arg(long, default_value = "immediate", value_name = "immediate|batched", value_parser = crowd::parse_probes)]
+        probes: plantigrade::character::ProbeTiming,
+        /// How many characters (the nearest the viewer) are within the reduced tier;
+        /// the rest is in the far tier (graph every 4th tick, ground follow, no probes).
+        #[arg(long, default_value_t = 320, value_name = "K")]
+        reduced_detail: u32,
+        /// Seed of the starts and gaits (the same seed replays the same run).
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -765,6 +808,30 @@ fn main() -> ExitCode {
             characters,
             seed,
             hz: cli.hz,
+        }),
+        Command::Crowd {
+            characters,
+            threads,
+            seconds,
+            viewer,
+            full_detail,
+            probes,
+            reduced_detail,
+            seed,
+        } => crowd::run(crowd::CrowdArgs {
+            characters,
+            threads: threads.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+            }),
+            seconds,
+            viewer,
+            full_detail,
+            probes,
+            reduced_detail,
+            seed,
+            hz: cli.hz,
+            check: cli.check,
+            out: cli.out.clone(),
         }),
         Command::Film {
             scenarios,

@@ -17,13 +17,13 @@ use anyhow::Context;
 use glam::Vec2;
 use plantigrade::prelude::*;
 use plantigrade_course::invariants::{check_character, Broken, RestBones};
-use plantigrade_course::{Course, SplitMix64};
+use plantigrade_course::Course;
 use plantigrade_rapier::RapierWorld;
+
+use crate::seeded::{resident_bytes, Rng, KILL_PLANE_Y_M};
 
 /// Resident memory may grow by this share between the warm-up and the end.
 const MEMORY_GROWTH_MAX: f64 = 0.05;
-/// Below this height (m) a character has fallen off the course and is put back.
-const KILL_PLANE_Y_M: f32 = -20.0;
 /// How many violations are printed in full (all are counted).
 const PRINTED_MAX: usize = 10;
 
@@ -34,33 +34,6 @@ pub struct SoakArgs {
     pub characters: u32,
     pub seed: u64,
     pub hz: f32,
-}
-
-/// The soak's random numbers (seeded: the same seed replays the same run).
-#[derive(Clone, Debug)]
-struct Rng(SplitMix64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-
-    /// Uniform in `0..1`.
-    fn unit(&mut self) -> f32 {
-        self.0.next_unit()
-    }
-
-    fn chance(&mut self, p: f32) -> bool {
-        self.unit() < p
-    }
-
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
-        lo + (hi - lo) * self.unit()
-    }
-
-    fn index(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
 }
 
 /// One character's random driver: an intent held for a while, then another.
@@ -146,13 +119,6 @@ impl Violations {
     }
 }
 
-/// Resident memory now (bytes), where the system says (Linux's /proc); `None` elsewhere.
-fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
-}
-
 /// Runs the soak and prints its summary; `Ok(false)` when anything was violated.
 pub fn run(args: SoakArgs) -> anyhow::Result<bool> {
     let SoakArgs {
@@ -177,9 +143,7 @@ pub fn run(args: SoakArgs) -> anyhow::Result<bool> {
     let sections = &course.sections;
     let mut cast = Vec::new();
     for k in 0..characters {
-        let mut rng = Rng(SplitMix64(
-            seed ^ (u64::from(k) + 1).wrapping_mul(0xD1B5_4A32_D192_ED03),
-        ));
+        let mut rng = Rng::for_character(seed, k);
         let at = sections[rng.index(sections.len())].spawn_world;
         let character = Character::new(CharacterConfig::default(), Arc::clone(&graph), at, 0.0)?;
         let driver = Driver {
@@ -270,19 +234,6 @@ pub fn run(args: SoakArgs) -> anyhow::Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_generator_replays_and_spreads() {
-        let (mut a, mut b) = (Rng(SplitMix64(7)), Rng(SplitMix64(7)));
-        let xs: Vec<f32> = (0..1000).map(|_| a.unit()).collect();
-        assert!(xs
-            .iter()
-            .zip((0..1000).map(|_| b.unit()))
-            .all(|(x, y)| *x == y));
-        assert!(xs.iter().all(|x| (0.0..1.0).contains(x)));
-        let mean = xs.iter().sum::<f32>() / xs.len() as f32;
-        assert!((mean - 0.5).abs() < 0.05, "{mean}");
-    }
 
     #[test]
     fn a_short_soak_holds_and_bad_arguments_are_errors() {

@@ -4,7 +4,8 @@
 //! - [`LodTier::Full`] (default ≤ 6 m): every foot is probed every tick.
 //! - [`LodTier::Reduced`] (default ≤ 30 m): one foot per tick, alternating, so each foot's
 //!   probe result is at most one tick older than in `Full`.
-//! - [`LodTier::Off`] (beyond): no probes; the procedural pass fades out.
+//! - [`LodTier::Off`] (beyond): no probes; the procedural pass fades out (foot IK, and
+//!   the pelvis tilt, landing dip and lean with it), then does not run.
 //!
 //! Switching never pops: the tier boundaries have hysteresis (a character standing on a
 //! boundary does not flicker between tiers), and the procedural pass is blended by
@@ -12,6 +13,12 @@
 //! to 1 when it leaves `Off`, over [`LodConfig::blend_time_s`]. The ramp is linear in time, so
 //! it is exactly frame-rate independent and no tick changes the weight by more than
 //! `dt / blend_time`. Plain `Copy` data, no allocation, never panics.
+//!
+//! The tier also paces the animation graph (SPEC PERF-5): every tick in `Full`, every
+//! [`LodConfig::graph_every_reduced_ticks`] in `Reduced` and every
+//! [`LodConfig::graph_every_off_ticks`] in `Off`, the poses between interpolated; and,
+//! when [`LodConfig::ground_follow_when_off`] is set, an `Off` character moves by the cheap
+//! [`crate::world::GroundFollow`] instead of the full mover.
 
 use glam::Vec3;
 
@@ -23,6 +30,12 @@ pub const DEFAULT_REDUCED_MAX_DISTANCE_M: f32 = 30.0;
 pub const DEFAULT_HYSTERESIS_M: f32 = 0.5;
 /// Default time for the procedural weight to ramp between 0 and 1 (seconds).
 pub const DEFAULT_BLEND_TIME_S: f32 = 0.25;
+/// Default ticks per graph update in [`LodTier::Reduced`].
+pub const DEFAULT_GRAPH_EVERY_REDUCED_TICKS: u32 = 2;
+/// Default ticks per graph update in [`LodTier::Off`].
+pub const DEFAULT_GRAPH_EVERY_OFF_TICKS: u32 = 4;
+/// Most ticks one graph update may cover.
+pub const MAX_GRAPH_EVERY_TICKS: u32 = 8;
 
 /// How much of the procedural pass (foot IK probes, tilt rays) a character gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -52,6 +65,17 @@ pub struct LodConfig {
     /// Time for [`Lod::procedural_weight`] to ramp fully between 0 and 1 (seconds). Default
     /// 0.25. 0 switches instantly.
     pub blend_time_s: f32,
+    /// In [`LodTier::Reduced`] the animation graph runs once every this many ticks, for
+    /// all of them at once, and the pose moves toward its result over those ticks
+    /// (SPEC PERF-5). Default 2; 1 runs it every tick; at most [`MAX_GRAPH_EVERY_TICKS`].
+    pub graph_every_reduced_ticks: u32,
+    /// The same in [`LodTier::Off`]. Default 4.
+    pub graph_every_off_ticks: u32,
+    /// In [`LodTier::Off`], move by [`crate::world::GroundFollow`] (one ray down, the slope
+    /// limit, no walls beyond what that ray meets, no step-up search) instead of the
+    /// world's mover. Default false: a far character may then pass through a wall the
+    /// full mover stops, so a host opts in (a crowd whose far characters are seen only).
+    pub ground_follow_when_off: bool,
 }
 
 impl Default for LodConfig {
@@ -61,6 +85,9 @@ impl Default for LodConfig {
             reduced_max_distance_m: DEFAULT_REDUCED_MAX_DISTANCE_M,
             hysteresis_m: DEFAULT_HYSTERESIS_M,
             blend_time_s: DEFAULT_BLEND_TIME_S,
+            graph_every_reduced_ticks: DEFAULT_GRAPH_EVERY_REDUCED_TICKS,
+            graph_every_off_ticks: DEFAULT_GRAPH_EVERY_OFF_TICKS,
+            ground_follow_when_off: false,
         }
     }
 }
@@ -93,7 +120,22 @@ impl LodConfig {
                 DEFAULT_HYSTERESIS_M
             },
             blend_time_s: non_negative(self.blend_time_s, DEFAULT_BLEND_TIME_S),
+            graph_every_reduced_ticks: self
+                .graph_every_reduced_ticks
+                .clamp(1, MAX_GRAPH_EVERY_TICKS),
+            graph_every_off_ticks: self.graph_every_off_ticks.clamp(1, MAX_GRAPH_EVERY_TICKS),
+            ground_follow_when_off: self.ground_follow_when_off,
         }
+    }
+
+    /// Ticks per animation graph update in `tier` (1 in `Full`), sanitized.
+    pub fn graph_every_ticks(&self, tier: LodTier) -> u32 {
+        let every = match tier {
+            LodTier::Full => 1,
+            LodTier::Reduced => self.graph_every_reduced_ticks,
+            LodTier::Off => self.graph_every_off_ticks,
+        };
+        every.clamp(1, MAX_GRAPH_EVERY_TICKS)
     }
 
     /// The tier for `distance_m` when the character is currently in `current`, with
@@ -421,12 +463,26 @@ mod tests {
             reduced_max_distance_m: 2.0,
             hysteresis_m: -1.0,
             blend_time_s: f32::NAN,
+            ..LodConfig::default()
         }
         .sanitized();
         assert_eq!(bad.full_max_distance_m, 6.0);
         assert_eq!(bad.reduced_max_distance_m, 6.0);
         assert_eq!(bad.hysteresis_m, 0.0);
         assert_eq!(bad.blend_time_s, 0.25);
+        // Graph cadence: 1 in Full, the defaults by tier, clamped to 1..=8.
+        assert_eq!(
+            [LodTier::Full, LodTier::Reduced, LodTier::Off]
+                .map(|t| LodConfig::default().graph_every_ticks(t)),
+            [1, 2, 4]
+        );
+        let odd = LodConfig {
+            graph_every_reduced_ticks: 0,
+            graph_every_off_ticks: 100,
+            ..LodConfig::default()
+        };
+        assert_eq!(odd.graph_every_ticks(LodTier::Reduced), 1);
+        assert_eq!(odd.sanitized().graph_every_off_ticks, MAX_GRAPH_EVERY_TICKS);
         // Zero blend time switches at once.
         let mut lod = Lod::new(LodConfig {
             blend_time_s: 0.0,

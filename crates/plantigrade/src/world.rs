@@ -8,7 +8,9 @@
 
 use glam::Vec3;
 
+pub mod ground_follow;
 pub mod mover;
+pub use ground_follow::GroundFollow;
 pub use mover::QueryMover;
 
 /// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).

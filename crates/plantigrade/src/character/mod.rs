@@ -45,10 +45,12 @@ use crate::impact::{ImpactOutput, LandingImpactConfig};
 use crate::lean::{LeanConfig, LeanOutput};
 use crate::lod::{distance_to_viewer, Lod, LodConfig, LodTier};
 use crate::motion::{CharacterConfig, ConfigError, Intent, Movement, MovementOutput};
-use crate::pose::{ModelPose, Pose, PoseError};
+use crate::pose::{blend_layer, local_to_model, ModelPose, Pose, PoseError};
 use crate::settings::{CharacterSettings, QueryLayers, SettingsError};
 use crate::tilt::{NormalSourceChoice, TiltConfig, TiltOutput};
-use crate::world::{BodyId, CharacterPhysics, MoveResult, QueryFilter, SpatialQueries};
+use crate::world::{
+    BodyId, CharacterPhysics, GroundFollow, MoveResult, QueryFilter, SpatialQueries,
+};
 
 /// Why a character could not be made or ticked.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -234,7 +236,8 @@ impl Character {
             feet: FootPlacement::new(foot_ik, contact_curves, landing_poses),
             posture: Posture::new(&bones, tilt_config, impact_config, lean_config),
             look: Look::new(LookAt::new(look_at_config), look_at_chain),
-            animator: Animator::new(graph),
+            // Characters spawned in different places get different animation LOD phases.
+            animator: Animator::new(graph, spawn_phase(feet_world)),
             lod: Lod::new(lod_config),
             viewer_world: None,
             debug: DebugDraw::new(false),
@@ -382,6 +385,14 @@ impl Character {
         };
         self.debug.clear();
         self.stage_dt_s = dt_s;
+        // Movement LOD: far away, the cheap ground follow, when the settings ask for it.
+        let follow = GroundFollow::new(world);
+        let world: &dyn CharacterPhysics =
+            if self.lod_tier() == LodTier::Off && self.lod.config.ground_follow_when_off {
+                &follow
+            } else {
+                world
+            };
         if self.locomotion.step(dt_s, intent, world, movement_filter) {
             self.forget_place();
         }
@@ -444,8 +455,9 @@ impl Character {
             dt_s,
         );
         let vars = self.locomotion.output.vars;
-        self.animator.step(dt_s, &vars, playback_scale)?;
-        self.locomotion.pending_root_motion = self.animator.graph.root_motion();
+        self.locomotion.pending_root_motion =
+            self.animator
+                .step(dt_s, &vars, playback_scale, self.graph_every_ticks())?;
         self.posture.read_animation(&self.animator.model);
         self.feet.read_animation(
             &self.animator.graph,
@@ -460,28 +472,15 @@ impl Character {
         Ok(())
     }
 
-    /// The tick's last stage, over the animated pose: slope tilt, landing impact and lean;
-    /// the LOD tier; foot probes and foot IK; look-at → the final pose. An error if the
-    /// animation stage did not run first this tick.
+    /// The tick's last stage, over the animated pose: the LOD tier; slope tilt, landing
+    /// impact and lean (faded by the LOD weight, skipped once faded out in the far tier:
+    /// [`Character::tilt_output`] then keeps its last value); foot probes and foot IK;
+    /// look-at → the final pose. An error if the animation stage did not run first this
+    /// tick.
     pub fn tick_procedural(&mut self, world: &dyn CharacterPhysics) -> Result<(), CharacterError> {
         self.enter_stage(TickStage::Procedural)?;
         let dt_s = self.stage_dt_s;
         let ground = self.ground_filter();
-
-        // Posture: tilt, landing impact and lean, before foot IK so the feet still land.
-        let skeleton = Arc::clone(self.animator.graph.asset());
-        let skeleton = skeleton.skeleton();
-        self.posture.apply(
-            &self.locomotion,
-            &self.feet.animated_feet,
-            world,
-            ground,
-            skeleton,
-            &mut self.animator.pose,
-            &mut self.animator.model,
-            &mut self.debug,
-            dt_s,
-        )?;
 
         // LOD (IK-11): the viewer's distance picks the tier; the weight fades, never pops.
         let (lod_weight, probe_feet) = match self.viewer_world {
@@ -495,8 +494,39 @@ impl Character {
             }
             None => (1.0, [true; 2]),
         };
-        let skip_feet =
+        let faded_out =
             self.viewer_world.is_some() && self.lod.tier() == LodTier::Off && lod_weight <= 0.0;
+
+        // Posture: tilt, landing impact and lean, before foot IK so the feet still land;
+        // faded by the LOD weight like the foot IK, and not run at all once faded out (its
+        // rays are most of a far character's procedural cost). Coming back, it fades in
+        // from where it left off.
+        let skeleton = Arc::clone(self.animator.graph.asset());
+        let skeleton = skeleton.skeleton();
+        if !faded_out {
+            self.posture.apply(
+                &self.locomotion,
+                &self.feet.animated_feet,
+                world,
+                ground,
+                skeleton,
+                &mut self.animator.pose,
+                &mut self.animator.model,
+                &mut self.debug,
+                dt_s,
+            )?;
+            if lod_weight < 1.0 {
+                // Back toward the animated pose (this tick's, before any procedural change).
+                blend_layer(
+                    &mut self.animator.pose,
+                    &self.animator.animated,
+                    1.0 - lod_weight,
+                    None,
+                )?;
+                local_to_model(skeleton, &self.animator.pose, &mut self.animator.model)?;
+            }
+        }
+        let skip_feet = faded_out;
 
         // Foot IK.
         let output = &self.locomotion.output;
@@ -529,6 +559,19 @@ impl Character {
             &mut self.animator.model,
             dt_s,
         )
+    }
+
+    /// The LOD tier in effect: `Full` while no viewer is set.
+    fn lod_tier(&self) -> LodTier {
+        match self.viewer_world {
+            Some(_) => self.lod.tier(),
+            None => LodTier::Full,
+        }
+    }
+
+    /// Ticks per animation graph update at the current LOD tier (SPEC PERF-5).
+    fn graph_every_ticks(&self) -> u32 {
+        self.lod.config.graph_every_ticks(self.lod_tier())
     }
 
     /// The tick stage due next: [`TickStage::Movement`] between ticks.
@@ -610,6 +653,13 @@ impl Character {
 
     pub fn set_lod_config(&mut self, config: LodConfig) {
         self.lod = Lod::new(config);
+    }
+
+    /// LOD settings, changed in place: the tier, its fade and the graph's window carry on
+    /// (a crowd moving its tier edges every frame), where [`Character::set_lod_config`]
+    /// starts the LOD state over.
+    pub fn lod_config_mut(&mut self) -> &mut LodConfig {
+        &mut self.lod.config
     }
 
     /// A point for head and spine to turn toward (IK-14); `None` eases back to the
@@ -711,6 +761,16 @@ impl Character {
         Some((foot_ik.config.probe, self.ground_filter()))
     }
 
+    /// Runs this character's pending probe requests in `world` and hands it the results
+    /// for its next tick: one character's share of [`run_probe_batch`], for a host that
+    /// spreads the batch over its own threads (a rayon `par_iter_mut`).
+    pub fn run_probes(&mut self, world: &dyn SpatialQueries) {
+        if let Some((config, filter)) = self.probe_setup() {
+            let requests = self.feet.probe_requests;
+            self.set_probe_results(requests.map(|r| run_foot_probe(world, filter, &config, &r)));
+        }
+    }
+
     /// Feet (capsule bottom, root joint) in world space (m).
     pub fn feet_world(&self) -> Vec3 {
         self.locomotion.feet_world
@@ -741,9 +801,14 @@ impl Character {
         &self.animator.model
     }
 
-    /// Graph events of the last tick.
+    /// Graph events of the last tick (none on a tick the graph skipped for animation
+    /// LOD; the next update reports them).
     pub fn events(&self) -> &[GraphEvent] {
-        self.animator.graph.events()
+        if self.animator.graph_ran {
+            self.animator.graph.events()
+        } else {
+            &[]
+        }
     }
 
     /// Movement output of the last tick (locomotion variables, landing, actual velocity).
@@ -791,10 +856,7 @@ pub fn run_probe_batch(
 ) {
     let run = |chunk: &mut [Character]| {
         for c in chunk {
-            if let Some((config, filter)) = c.probe_setup() {
-                let requests = c.feet.probe_requests;
-                c.set_probe_results(requests.map(|r| run_foot_probe(world, filter, &config, &r)));
-            }
+            c.run_probes(world);
         }
     };
     let threads = threads.clamp(1, 64);
@@ -808,6 +870,18 @@ pub fn run_probe_batch(
             scope.spawn(move || run(part));
         }
     });
+}
+
+/// A number from where a character is spawned (deterministic, spread over `u32`): its
+/// animation LOD phase.
+fn spawn_phase(feet_world: Vec3) -> u32 {
+    let bits = [feet_world.x, feet_world.y, feet_world.z].map(f32::to_bits);
+    // FNV-1a over the coordinates' bits.
+    let mut hash = 0x811c_9dc5u32;
+    for byte in bits.iter().flat_map(|b| b.to_le_bytes()) {
+        hash = (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193);
+    }
+    hash
 }
 
 /// How a character is set up before it is spawned ([`Character::builder`]).

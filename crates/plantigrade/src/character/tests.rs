@@ -573,3 +573,208 @@ fn a_teleport_to_nowhere_is_an_error_and_changes_nothing() {
         assert_eq!(c.facing_yaw_rad(), 0.0);
     }
 }
+
+/// The largest rotation (rad) any joint turns between two local poses.
+fn largest_turn_rad(a: &Pose, b: &Pose) -> f32 {
+    a.local()
+        .iter()
+        .zip(b.local())
+        .map(|(x, y)| x.rotation.angle_between(y.rotation))
+        .fold(0.0, f32::max)
+}
+
+/// Animation LOD (SPEC PERF-5): the graph runs every tick near, every 2nd tick in
+/// `Reduced`, every 4th in `Off`; and when the tier changes, mid-window or not, no joint
+/// of the animated pose turns further in a tick than it does in a normal full-detail tick
+/// of the same walk. (The animated pose, before the procedural pass: that pass fades by
+/// tier on its own ramp, and its foot IK turns a leg by up to 3 rad in one tick of this
+/// turning walk even at full detail, which would hide any pop.)
+#[test]
+fn animation_lod_paces_the_graph_by_tier_and_a_tier_switch_never_pops() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let dt_s = 1.0 / 60.0;
+    // Walk, then run, turning: the pose changes every tick.
+    let intent = |tick: usize| Intent {
+        move_world: glam::Vec2::from_angle(tick as f32 * 0.01) * if tick < 200 { 0.5 } else { 1.0 },
+        ..Intent::IDLE
+    };
+    // The viewer near, far and in between, switching every 37 ticks (mid-window).
+    let distance_m = |tick: usize| [2.0, 15.0, 50.0, 15.0, 2.0, 50.0, 2.0][(tick / 37) % 7];
+    let expected_every = |tier: LodTier| match tier {
+        LodTier::Full => 1,
+        LodTier::Reduced => 2,
+        LodTier::Off => 4,
+    };
+    let spawn = || Character::new(CharacterConfig::default(), graph.clone(), Vec3::ZERO, 0.0);
+    let (mut full, mut paced) = (spawn().unwrap(), spawn().unwrap());
+    let (mut full_turn_max, mut switch_turn_max) = (0.0f32, 0.0f32);
+    let mut runs = [[0u32; 2]; 3];
+    let mut last_tier = LodTier::Full;
+    let mut since_switch = usize::MAX;
+    for tick in 0..400 {
+        let before = (
+            full.animator.animated.clone(),
+            paced.animator.animated.clone(),
+        );
+        full.tick(dt_s, &intent(tick), &world).unwrap();
+        paced.set_viewer(Some(paced.feet_world() + Vec3::X * distance_m(tick)));
+        let tier = paced.lod_tier();
+        paced.tick(dt_s, &intent(tick), &world).unwrap();
+        // Count the graph's runs per tier (the tier in effect when the tick started).
+        let slot = &mut runs[match tier {
+            LodTier::Full => 0,
+            LodTier::Reduced => 1,
+            LodTier::Off => 2,
+        }];
+        slot[0] += 1;
+        slot[1] += u32::from(paced.animator.graph_ran);
+        if tick < 30 {
+            continue; // starting to walk
+        }
+        full_turn_max = full_turn_max.max(largest_turn_rad(&before.0, &full.animator.animated));
+        since_switch = if tier != last_tier {
+            0
+        } else {
+            since_switch.saturating_add(1)
+        };
+        last_tier = tier;
+        if since_switch <= 8 {
+            switch_turn_max =
+                switch_turn_max.max(largest_turn_rad(&before.1, &paced.animator.animated));
+        }
+    }
+    for (i, tier) in [LodTier::Full, LodTier::Reduced, LodTier::Off]
+        .into_iter()
+        .enumerate()
+    {
+        let [ticks, ran] = runs[i];
+        let every = expected_every(tier);
+        assert!(ticks > 40, "{tier:?}: {ticks} ticks");
+        // Windows straddle the switches: within one run per switch of ticks / every.
+        let ideal = ticks / every;
+        assert!(
+            ran.abs_diff(ideal) <= 6,
+            "{tier:?}: graph ran {ran} times in {ticks} ticks"
+        );
+    }
+    assert!(switch_turn_max > 0.0);
+    assert!(
+        switch_turn_max <= full_turn_max,
+        "largest joint turn in a tick at a tier switch {switch_turn_max} rad, in a full-detail tick {full_turn_max} rad"
+    );
+}
+
+/// The far tier fades the posture (tilt, landing dip, lean) out with the foot IK, then stops
+/// running it (no rays at all), and fades it back in near: standing on a 15° ramp while the
+/// viewer comes and goes, the pelvis never turns in a tick by more than the animation turns
+/// it plus one step of the fade.
+#[test]
+fn the_far_tier_fades_the_tilt_out_stops_its_rays_and_fades_it_back() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|x, z| Some(RampThenFlat::height_and_normal(x, z)));
+    let start = Vec3::new(0.0, RampThenFlat::height_and_normal(0.0, 2.0).0, 2.0);
+    let pelvis = graph
+        .skeleton()
+        .names()
+        .iter()
+        .position(|n| n == "pelvis")
+        .unwrap();
+    let dt_s = 1.0 / 60.0;
+    let still = Intent::default();
+    let spawn = || Character::new(CharacterConfig::default(), graph.clone(), start, 0.0).unwrap();
+    let pelvis_turn = |before: &Pose, c: &Character| {
+        before.local()[pelvis]
+            .rotation
+            .angle_between(c.pose().local()[pelvis].rotation)
+    };
+
+    // Full detail throughout: how far the pelvis turns in a tick, and the tilt.
+    let mut full = spawn();
+    let mut animation_turn_max = 0.0f32;
+    for tick in 0..240 {
+        let before = full.pose().clone();
+        full.tick(dt_s, &still, &world).unwrap();
+        if tick >= 60 {
+            animation_turn_max = animation_turn_max.max(pelvis_turn(&before, &full));
+        }
+    }
+    let tilt_rad = full.tilt_output().unwrap().pitch_rad.abs();
+    assert!(
+        tilt_rad > 5f32.to_radians(),
+        "tilted on the ramp: {tilt_rad}"
+    );
+
+    // Near for a second, far for a second, and again.
+    let mut paced = spawn();
+    let fade_step_rad = tilt_rad * dt_s / crate::lod::DEFAULT_BLEND_TIME_S;
+    let (mut faded_ticks, mut near_rays) = (0, 0);
+    for tick in 0..240 {
+        let far = (tick / 60) % 2 == 1;
+        let offset_m = if far { 80.0 } else { 1.0 };
+        paced.set_viewer(Some(paced.feet_world() + Vec3::X * offset_m));
+        let faded_before =
+            paced.lod().tier() == LodTier::Off && paced.lod().procedural_weight() <= 0.0;
+        let (before, rays_before) = (paced.pose().clone(), world.rays());
+        paced.tick(dt_s, &still, &world).unwrap();
+        let rays = world.rays() - rays_before;
+        if faded_before && far {
+            faded_ticks += 1;
+            assert_eq!(rays, 0, "tick {tick}: faded out, yet {rays} rays");
+        }
+        if !far {
+            near_rays += rays;
+        }
+        if tick >= 60 {
+            let turn = pelvis_turn(&before, &paced);
+            assert!(
+                turn <= animation_turn_max + 1.25 * fade_step_rad + 1e-4,
+                "tick {tick}: the pelvis turned {turn} rad (animation at most {animation_turn_max}, fade step {fade_step_rad})"
+            );
+        }
+        if tick == 179 {
+            let back = paced.tilt_output().unwrap().pitch_rad.abs();
+            assert!(
+                (back - tilt_rad).abs() < 0.2 * tilt_rad,
+                "tilt back near: {back} rad, {tilt_rad} rad at full detail"
+            );
+        }
+    }
+    assert!(faded_ticks > 60, "{faded_ticks} ticks faded out");
+    assert!(near_rays > 0);
+}
+
+/// Far characters spawned in different places run their graphs on different ticks, not
+/// all on every 4th: a crowd's frames stay even.
+#[test]
+fn far_characters_spread_their_graph_runs_over_the_window() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let mut crowd: Vec<Character> = (0..32)
+        .map(|k| {
+            let at = Vec3::new(k as f32 * 0.7, 0.0, (k % 5) as f32);
+            let mut c = Character::new(CharacterConfig::default(), graph.clone(), at, 0.0).unwrap();
+            c.set_viewer(Some(Vec3::new(0.0, 0.0, -500.0)));
+            c
+        })
+        .collect();
+    let mut runs_per_tick = Vec::new();
+    for tick in 0..40 {
+        let mut ran = 0;
+        for c in &mut crowd {
+            c.tick(1.0 / 60.0, &Intent::IDLE, &world).unwrap();
+            ran += usize::from(c.animator.graph_ran);
+        }
+        if tick >= 8 {
+            runs_per_tick.push(ran);
+        }
+    }
+    // Every 4th tick each: 8 a tick on average; no tick with most of the crowd.
+    let total: usize = runs_per_tick.iter().sum();
+    assert_eq!(total, 32 * runs_per_tick.len() / 4);
+    let busiest = *runs_per_tick.iter().max().unwrap();
+    assert!(
+        busiest <= 16,
+        "{busiest} of 32 graphs on one tick: {runs_per_tick:?}"
+    );
+}

@@ -389,6 +389,9 @@ impl GraphInstance {
         }
         self.curves.fill(0.0);
         self.sampled.clear();
+        // Sampling never grows this list in the tick (it records up to its capacity), and
+        // a clone of the instance keeps only the length: bring the capacity back, once.
+        self.sampled.reserve(3 * asset.nodes.len());
         let mut eval = Evaluate {
             asset: &asset,
             nodes: &self.nodes,

@@ -10,6 +10,8 @@
 //! `speed < 0.1` true and start a Run→Idle crossfade). Defaults must be finite, so a stored
 //! value is always finite.
 
+use std::sync::Arc;
+
 use glam::Vec2;
 
 /// The standard ALS locomotion parameter names (SPEC GRAPH-1), as declared by
@@ -146,7 +148,9 @@ impl<T: Copy> Slots<T> {
 /// ignored; no call panics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ParamSet {
-    names: Vec<(String, ParamId)>,
+    /// Shared by the sets cloned from one (every instance of a graph): declaring a
+    /// parameter copies it first, reading never does.
+    names: Arc<Vec<(String, ParamId)>>,
     floats: Slots<f32>,
     bools: Slots<bool>,
     vec2s: Slots<Vec2>,
@@ -192,7 +196,7 @@ impl ParamSet {
         }
         self.check_new_name(name)?;
         let handle = FloatParam(self.floats.push(default)?);
-        self.names.push((name.into(), ParamId::Float(handle)));
+        Arc::make_mut(&mut self.names).push((name.into(), ParamId::Float(handle)));
         Ok(handle)
     }
 
@@ -200,7 +204,7 @@ impl ParamSet {
     pub fn add_bool(&mut self, name: &str, default: bool) -> Result<BoolParam, ParamError> {
         self.check_new_name(name)?;
         let handle = BoolParam(self.bools.push(default)?);
-        self.names.push((name.into(), ParamId::Bool(handle)));
+        Arc::make_mut(&mut self.names).push((name.into(), ParamId::Bool(handle)));
         Ok(handle)
     }
 
@@ -212,7 +216,7 @@ impl ParamSet {
         }
         self.check_new_name(name)?;
         let handle = Vec2Param(self.vec2s.push(default)?);
-        self.names.push((name.into(), ParamId::Vec2(handle)));
+        Arc::make_mut(&mut self.names).push((name.into(), ParamId::Vec2(handle)));
         Ok(handle)
     }
 
@@ -374,6 +378,18 @@ pub(crate) fn is_identifier(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clones_share_the_name_table_until_one_declares_more() {
+        let a = ParamSet::als_locomotion();
+        let mut b = a.clone();
+        assert!(Arc::ptr_eq(&a.names, &b.names));
+        b.add_float("extra", 0.5).unwrap();
+        assert!(!Arc::ptr_eq(&a.names, &b.names));
+        assert!(a.float("extra").is_err());
+        assert_eq!(b.len(), a.len() + 1);
+        assert_eq!(b.float("speed").unwrap(), a.float("speed").unwrap());
+    }
 
     #[test]
     fn als_standard_parameters_are_declared_with_their_types() {
