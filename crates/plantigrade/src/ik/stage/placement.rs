@@ -592,8 +592,11 @@ pub(super) fn brake_drop_m(last_y: f32, wanted_y: f32, dt_s: f32) -> f32 {
     last_y - speed * dt_s
 }
 
-/// How fast a swinging foot coming down onto its landing may slow down (m/s²).
-const SWING_BRAKE_M_S2: f32 = 500.0;
+/// How fast a swinging foot coming down onto its landing may slow down (m/s²). At 500, a
+/// foot that had sped up after a tread dropped away could stop from 12 cm a tick in one
+/// (running down 15 cm stairs, the knee moved 19.4 cm in a tick at 60 Hz); at 250 it
+/// takes two or three ticks (lab sweep: 5 → 3 scenario-rates with a pop).
+const SWING_BRAKE_M_S2: f32 = 250.0;
 
 /// The highest a swinging foot's target may go this tick (m, world): from `last_y`, moving
 /// at `last_speed_m_s` (m/s, up positive), speeding up upward by at most
