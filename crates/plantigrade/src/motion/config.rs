@@ -76,7 +76,8 @@ pub struct CharacterConfig {
     pub max_fall_speed_m_s: f32,
     /// Upward speed given by a jump (m/s). Default 8.
     pub jump_speed_m_s: f32,
-    /// A jump still works this long after walking off a ledge (s). Default 0.1.
+    /// A jump still works this long after walking off a ledge (s), and for that long the
+    /// animation graph is still told grounded (a step down plays no fall). Default 0.1.
     pub coyote_time_s: f32,
     /// A jump pressed this long before landing fires on landing (s). Default 0.1.
     pub jump_buffer_s: f32,

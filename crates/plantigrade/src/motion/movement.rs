@@ -146,6 +146,8 @@ pub struct Movement {
     jump_buffer_left_s: f32,
     /// A jump was made since the last time grounded (no coyote jump after a jump).
     jumped_since_grounded: bool,
+    /// The capsule left the ground going down (walked off an edge), not lifted off it.
+    left_ground_going_down: bool,
     crouched: bool,
     jump_phase: Option<JumpPhase>,
     last_landing: Option<Landing>,
@@ -178,6 +180,7 @@ impl Movement {
             time_since_grounded_s: 0.0,
             jump_buffer_left_s: 0.0,
             jumped_since_grounded: false,
+            left_ground_going_down: false,
             crouched: false,
             jump_phase: None,
             last_landing: None,
@@ -412,6 +415,9 @@ impl Movement {
             self.time_since_grounded_s = 0.0;
             self.jumped_since_grounded = false;
         } else {
+            if was_grounded {
+                self.left_ground_going_down = translation.y <= 0.0;
+            }
             self.time_since_grounded_s = (self.time_since_grounded_s + dt).min(TIMER_CAP_S);
             let actual_vertical_m = translation.y - plan.root_motion_world_m.y;
             let requested_m = plan.vertical_request_m;
@@ -437,6 +443,17 @@ impl Movement {
             }
         }
 
+        // Walked off a step (a tread, a curb), the capsule is in the air for a few ticks
+        // before it lands on the one below: within the coyote time, with no jump, the
+        // animation graph is told it is still on the ground (`LocomotionVars::stepping_off`)
+        // instead of playing a fall. Going down 20 cm stairs, a rig half the mannequin's
+        // size, its capsule rolling off every nosing in 3-4 ticks, played Jump on each
+        // tread.
+        // Only going down: a capsule the step-up launched off a riser is in the air.
+        let stepping_off = !grounded
+            && !self.jumped_since_grounded
+            && self.left_ground_going_down
+            && self.time_since_grounded_s <= cfg.coyote_time_s;
         self.jump_phase = if grounded {
             None
         } else {
@@ -495,6 +512,7 @@ impl Movement {
             is_moving: self.actual_speed_m_s > moving_threshold || plan.has_input,
             is_crouching: self.crouched,
             is_grounded: self.grounded,
+            stepping_off,
             vertical_velocity: self.vertical_velocity,
             land_velocity: self.last_landing.map_or(0.0, |l| l.impact_speed_m_s),
             is_pushing_wall: self.pushing_wall,

@@ -86,6 +86,10 @@ pub struct LocomotionVars {
     pub is_moving: bool,
     pub is_crouching: bool,
     pub is_grounded: bool,
+    /// In the air for no longer than the coyote time after walking off an edge, with no
+    /// jump (a step down): the graph's `is_grounded` parameter stays true, so a step down
+    /// plays no fall; foot IK and posture go by [`LocomotionVars::is_grounded`].
+    pub stepping_off: bool,
     /// Vertical velocity (m/s, up positive; 0 while grounded).
     pub vertical_velocity: f32,
     /// Downward speed at the last landing (m/s, ≥ 0; 0 before the first).
@@ -121,6 +125,7 @@ impl Default for LocomotionVars {
             is_moving: false,
             is_crouching: false,
             is_grounded: true,
+            stepping_off: false,
             vertical_velocity: 0.0,
             land_velocity: 0.0,
             is_pushing_wall: false,
@@ -187,7 +192,7 @@ impl LocomotionParams {
         let bools = [
             (self.is_moving, vars.is_moving),
             (self.is_crouching, vars.is_crouching),
-            (self.is_grounded, vars.is_grounded),
+            (self.is_grounded, vars.is_grounded || vars.stepping_off),
             (self.aiming, vars.aiming),
             (self.is_pushing_wall, vars.is_pushing_wall),
             (self.hips_back, vars.hips_back),
@@ -243,6 +248,14 @@ mod tests {
         assert_eq!(set.get_float(set.float(names::DIRECTION).unwrap()), 90.0);
         assert_eq!(set.get_float(set.float(names::INPUT_SPEED).unwrap()), 3.75);
         assert!(!set.get_bool(set.bool(names::IS_GROUNDED).unwrap()));
+        // Stepping off a tread, the graph is still told grounded.
+        let stepping = LocomotionVars {
+            stepping_off: true,
+            ..vars
+        };
+        handles.write(&stepping, &mut set);
+        assert!(set.get_bool(set.bool(names::IS_GROUNDED).unwrap()));
+        handles.write(&vars, &mut set);
         assert!(set.get_bool(push));
         assert!(set.get_bool(hips_back));
         // A set without the push-wall flag still works.

@@ -297,6 +297,39 @@ fn coyote_time() {
     );
 }
 
+#[test]
+fn walking_off_a_ledge_tells_the_graph_grounded_for_the_coyote_time_only() {
+    // A step down (a tread, a curb) plays no fall; a real drop plays one after the coyote
+    // time; a jump plays it at once. Foot IK and posture go by the capsule's contact.
+    let mut sim = Sim::new(TestWorld::with_ledge_at(0.0), Vec3::new(0.0, 0.0, -3.0));
+    sim.movement.set_velocity(Vec2::new(0.0, 3.75), 0.0);
+    ticks_until(&mut sim, &forward(1.0), 120, |s| !s.movement.is_grounded());
+    let coyote_s = CharacterConfig::default().coyote_time_s;
+    let mut seen_after = false;
+    for _ in 0..30 {
+        let out = sim.step(&forward(1.0));
+        let airborne_s = sim.movement.time_since_grounded_s();
+        assert!(!out.vars.is_grounded);
+        assert_eq!(
+            out.vars.stepping_off,
+            airborne_s <= coyote_s,
+            "{airborne_s} s"
+        );
+        seen_after |= airborne_s > coyote_s;
+    }
+    assert!(seen_after);
+    // A jump from flat ground: in the air at once.
+    let mut sim = Sim::new(TestWorld::flat(), Vec3::ZERO);
+    ticks_until(&mut sim, &Intent::IDLE, 10, |s| s.ticks > 2);
+    let out = sim.step(&Intent {
+        jump: true,
+        ..Intent::IDLE
+    });
+    assert!(out.jumped);
+    let out = sim.step(&Intent::IDLE);
+    assert!(!out.vars.is_grounded && !out.vars.stepping_off);
+}
+
 /// Drops from 2 m, presses jump `ticks_before` ticks before the landing tick, and returns
 /// whether a jump fired within 3 ticks of landing.
 fn buffered_jump(ticks_before: u32) -> bool {
