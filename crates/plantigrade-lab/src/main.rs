@@ -786,7 +786,23 @@ fn default_run(cli: &Cli) -> anyhow::Result<bool> {
     Ok(passed)
 }
 
+/// A closed pipe (`plantigrade-lab … | head`) ends the program quietly, as it does other
+/// command-line tools: Rust ignores SIGPIPE, so `println!` panicked on the next line
+/// ("failed printing to stdout: Broken pipe").
+#[cfg(unix)]
+fn end_quietly_on_a_closed_pipe() {
+    // SAFETY: first thing in main, before any other thread exists; SIG_DFL is the
+    // signal's default action, a valid handler.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn end_quietly_on_a_closed_pipe() {}
+
 fn main() -> ExitCode {
+    end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command.clone().unwrap_or(Command::Clips) {
         Command::Clips => default_run(&cli),
