@@ -506,13 +506,25 @@ fn report_selection(cli: &Cli) -> anyhow::Result<report::draw::Selection> {
     })
 }
 
-/// Writes `<out>/index.html` unless `--no-report`; its path.
+/// Writes `<out>/index.html` unless `--no-report`; its path. With `--no-report`, a page
+/// left there by an earlier run is removed: it would describe other results than the
+/// results.json beside it.
 fn write_report_page(
     cli: &Cli,
     results: &Results,
     images: &report::html::Images,
 ) -> anyhow::Result<Option<PathBuf>> {
     if cli.no_report {
+        use anyhow::Context;
+        let stale = cli.out.join("index.html");
+        if stale.is_file() {
+            std::fs::remove_file(&stale)
+                .with_context(|| format!("removing the earlier report {}", stale.display()))?;
+            println!(
+                "removed {} (an earlier run's report; --no-report)",
+                stale.display()
+            );
+        }
         return Ok(None);
     }
     let selection = report_selection(cli)?;
