@@ -215,16 +215,18 @@ pub fn draw_foot_heights(
 /// A named line of a plot: its colour, how strong (1 dark, less light) and its points.
 type Line = (&'static str, RGBColor, f64, Vec<(f32, f32)>);
 
-/// Pelvis tilt (the applied pitch and roll) against the true slope under the character
-/// (deg; the slope is left out where the ground is not a plane or a flight), and the torso
-/// lean the posture metrics judge (pelvis → neck against vertical, forward +).
+/// The tilt stage's pitch and roll (the ground slope it estimated and filtered, which the
+/// pelvis and legs follow in part; not the pelvis bone's own angle) against the true slope
+/// under the character (deg; the slope is left out where the ground is not a plane or a
+/// flight), and the torso lean the posture metrics judge (pelvis → neck against vertical,
+/// forward +).
 pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> anyhow::Result<()> {
     let dt = 1.0 / hz;
     let (root, area) = titled(path, TITLE_PX + 260, title)?;
     let deg = |v: f32| v.to_degrees();
     let series: [Line; 5] = [
         (
-            "pelvis pitch",
+            "tilt stage pitch",
             LEFT,
             1.0,
             samples
@@ -242,7 +244,7 @@ pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> a
                 .collect(),
         ),
         (
-            "pelvis roll",
+            "tilt stage roll",
             RIGHT,
             1.0,
             samples
@@ -283,7 +285,7 @@ pub fn draw_tilt(samples: &[TickSample], hz: f32, title: &str, path: &Path) -> a
     let mut chart = ChartBuilder::on(&area)
         .margin(6)
         .caption(
-            "pelvis tilt (dark) against the true slope under the character (light): pitch blue, up the slope +, roll red; torso lean grey (pelvis → neck, forward +)",
+            "tilt stage's filtered slope (dark) against the true slope (light): pitch blue, up the slope +, roll red; torso lean grey (pelvis → neck, forward +)",
             ("sans-serif", 13),
         )
         .x_label_area_size(30)
