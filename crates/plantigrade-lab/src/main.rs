@@ -565,7 +565,12 @@ fn run_character(
         names.to_vec()
     };
     println!("=== {} ===", actor.name);
-    let results = run_scenarios_per_mover(&names, &course, &actor, cli, &mut |_, _, _| Ok(()))?;
+    // The report draws the character's runs, as `run` draws the mannequin's.
+    let (results, images) = report::draw::draw_alongside(
+        report_drawer(cli, &course, &actor)?,
+        &report_selection(cli)?,
+        |observe| run_scenarios_per_mover(&names, &course, &actor, cli, observe),
+    )?;
     println!("\n=== mannequin, the same runs ===");
     // The reference runs write no traces: the character's are the ones asked for.
     let reference_cli = Cli {
@@ -581,26 +586,27 @@ fn run_character(
     )?;
     let rows = character::judge(&results, &mannequin, actor.scale);
     character::print(&actor, &rows);
-    let path = report::write_results(
-        &cli.out,
-        &Results {
-            clips: None,
-            graph_timeline: None,
-            scenarios: Some(&results),
-            character: Some(CharacterResults {
-                name: &actor.name,
-                scale: actor.scale,
-                rows: &rows,
-                mannequin: &mannequin,
-            }),
-        },
-    )?;
+    let results = Results {
+        clips: None,
+        graph_timeline: None,
+        scenarios: Some(&results),
+        character: Some(CharacterResults {
+            name: &actor.name,
+            scale: actor.scale,
+            rows: &rows,
+            mannequin: &mannequin,
+        }),
+    };
+    let path = report::write_results(&cli.out, &results)?;
     println!("\nwrote {}", path.display());
-    Ok(verdict(
+    let page = write_report_page(cli, &results, &images)?;
+    let passed = verdict(
         character::failures(&actor, &rows),
         &format!("{}: {} runs", actor.name, rows.len()),
         cli.check,
-    ))
+    );
+    print_report_path(page.as_deref());
+    Ok(passed)
 }
 
 /// `sweep`: prints the tally and writes it to `sweep.json`; never fails on a check.
