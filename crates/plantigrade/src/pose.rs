@@ -319,7 +319,9 @@ pub fn make_additive(pose: &Pose, reference: &Pose, delta: &mut Pose) -> Result<
 }
 
 /// Additive layer: applies an additive `delta` (from [`make_additive`]) on top of `base`,
-/// scaled by `weight × mask[joint]`.
+/// scaled by `weight × mask[joint]`. The weight is clamped to [0, 1] (NaN is 0), as in
+/// [`blend_layer`]: an unbounded weight scaled the delta's translation without limit (a
+/// weight of 1e30 moved a joint 1e30 m).
 pub fn add_additive(
     base: &mut Pose,
     delta: &Pose,
@@ -330,7 +332,7 @@ pub fn add_additive(
     if let Some(mask) = mask {
         check_len(base.num_joints(), mask.weights.len())?;
     }
-    let weight = if weight.is_finite() { weight } else { 0.0 };
+    let weight = clamp_weight(weight);
     for (joint, (b, d)) in base.local.iter_mut().zip(&delta.local).enumerate() {
         let w = weight * mask.map_or(1.0, |m| m.weights[joint]);
         if w == 0.0 {
@@ -639,6 +641,19 @@ mod tests {
         assert!(half.local()[0]
             .rotation
             .abs_diff_eq(Quat::from_rotation_x(0.35), 1e-5));
+        // Weights outside [0, 1] are clamped: a huge one adds the delta once, a negative
+        // or NaN one nothing.
+        for (weight, expected) in [(1e30, &base), (-4.0, &reference), (f32::NAN, &reference)] {
+            let mut out = reference.clone();
+            add_additive(&mut out, &delta, weight, None).unwrap();
+            assert!(
+                out.local()[0]
+                    .translation
+                    .abs_diff_eq(expected.local()[0].translation, 1e-6),
+                "{weight}: {:?}",
+                out.local()[0]
+            );
+        }
     }
 
     #[test]
