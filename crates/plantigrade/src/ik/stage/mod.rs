@@ -592,6 +592,27 @@ impl FootIk {
                 align,
                 tick.facing,
             );
+            // On the ground, a foot the IK holds only in part (its weight easing back in
+            // after a few ticks in the air, its support fading after a miss) is blended
+            // toward the animation, which the body's drop to the next tread takes below
+            // the step the foot still stands on: neither sole point goes below what the
+            // probes hit, the one whose probe missed held at the other's ground (a foot at
+            // a nosing stays level, not toe-down into it). Going down 20 cm stairs,
+            // KayKit's capsule rolled off each nosing and its trailing ball sank 6 cm into
+            // the tread it stood on, and locked there.
+            if input.grounded && alpha < 1.0 {
+                let [heel_m, ball_m] = under_foot.map(|hit| hit.map(|h| h.point.y));
+                let held_y = ankle_floor_y(
+                    [heel_m.or(ball_m), ball_m.or(heel_m)],
+                    &anim,
+                    align,
+                    tick.facing,
+                );
+                if blended.y < held_y {
+                    blended.y = held_y;
+                    feet.alphas[i] = feet.alphas[i].max(1e-3);
+                }
+            }
             feet.swinging_free[i] =
                 limit_swing_height(state, &mut blended, floor_y, input.grounded, tick.dt_s);
             feet.targets_world[i] = if blended.is_finite() {

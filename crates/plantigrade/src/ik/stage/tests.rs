@@ -1014,3 +1014,39 @@ fn ik_target_feet_are_put_on_their_targets_at_the_end_of_their_shins() {
     );
     assert_eq!(out.knee_flips, 0);
 }
+
+#[test]
+fn a_foot_easing_back_in_after_a_step_off_stays_on_its_ground() {
+    // Walking off a nosing, a small capsule is in the air for a few ticks and the IK
+    // weight eases out; landed on the next tread, the body (and the animated feet with
+    // it) is 20 cm lower while a foot still stands on the upper tread, and the weight
+    // eases back in. Blended toward the animation, the sole went into the tread (KayKit:
+    // its trailing ball 6 cm into a nosing, locked there).
+    let mut r = rig(FootIkMode::Predictive);
+    let tread_m = 0.2;
+    let upper = HeightWorld::new(move |_, _| Some((tread_m, Vec3::Y)));
+    for _ in 0..30 {
+        tick(&mut r, &upper, &input(Vec3::Y * tread_m, 1.0));
+    }
+    for k in 1..=3 {
+        let mut falling = input(Vec3::Y * (tread_m * (1.0 - k as f32 / 3.0)), 1.0);
+        falling.grounded = false;
+        tick(&mut r, &upper, &falling);
+    }
+    let mut lowest = f32::MAX;
+    let mut least_alpha = 1.0f32;
+    for _ in 0..6 {
+        let soles = tick(&mut r, &upper, &input(Vec3::ZERO, 1.0));
+        lowest = lowest.min(soles[0].min(soles[1]));
+        least_alpha = least_alpha.min(r.ik.output().feet[0].ik_alpha);
+    }
+    assert!(
+        least_alpha < 0.9,
+        "the IK was not easing in ({least_alpha})"
+    );
+    assert!(
+        lowest > tread_m - 2e-3,
+        "a sole {:.1} mm into the tread",
+        (tread_m - lowest) * 1000.0
+    );
+}
