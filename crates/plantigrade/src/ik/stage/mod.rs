@@ -47,9 +47,9 @@ use locking::{animated_balls_xz, hold_ball, lift_stepping_foot, may_settle, Lock
 use phase::{update_contact, update_swing, Swing};
 pub use placement::PLANTED_LIFT_KEPT_M;
 use placement::{
-    ankle_floor_y, ankle_height_m, ankle_xz, clear_ground_airborne, hold_planted_lift_m,
-    keep_feet_apart, keep_swinging_leg_open, limit_swing_height, narrow_support,
-    update_tread_placement, LegFold, NarrowSupport, Placement,
+    ankle_floor_y, ankle_height_m, ankle_xz, hold_planted_lift_m, keep_feet_apart, keep_off_ground,
+    keep_swinging_leg_open, limit_swing_height, narrow_support, update_tread_placement, LegFold,
+    NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
@@ -583,7 +583,7 @@ impl FootIk {
                     Vec3::ZERO
                 };
             }
-            clear_ground_airborne(
+            keep_off_ground(
                 &mut blended,
                 &mut feet.alphas[i],
                 input.grounded,
@@ -592,27 +592,6 @@ impl FootIk {
                 align,
                 tick.facing,
             );
-            // On the ground, a foot the IK holds only in part (its weight easing back in
-            // after a few ticks in the air, its support fading after a miss) is blended
-            // toward the animation, which the body's drop to the next tread takes below
-            // the step the foot still stands on: neither sole point goes below what the
-            // probes hit, the one whose probe missed held at the other's ground (a foot at
-            // a nosing stays level, not toe-down into it). Going down 20 cm stairs,
-            // KayKit's capsule rolled off each nosing and its trailing ball sank 6 cm into
-            // the tread it stood on, and locked there.
-            if input.grounded && alpha < 1.0 {
-                let [heel_m, ball_m] = under_foot.map(|hit| hit.map(|h| h.point.y));
-                let held_y = ankle_floor_y(
-                    [heel_m.or(ball_m), ball_m.or(heel_m)],
-                    &anim,
-                    align,
-                    tick.facing,
-                );
-                if blended.y < held_y {
-                    blended.y = held_y;
-                    feet.alphas[i] = feet.alphas[i].max(1e-3);
-                }
-            }
             feet.swinging_free[i] =
                 limit_swing_height(state, &mut blended, floor_y, input.grounded, tick.dt_s);
             feet.targets_world[i] = if blended.is_finite() {

@@ -339,9 +339,9 @@ pub(super) fn hold_planted_lift_m(
     state.planted_hold_m = if hold_m.is_finite() { hold_m } else { 0.0 };
 }
 
-/// The blended ankle target of an airborne foot kept clear of the hits `under_foot`; a foot
-/// raised keeps a little IK weight (`alpha`) so the raise is applied.
-pub(super) fn clear_ground_airborne(
+/// The blended ankle target of a foot the IK does not hold in full, kept off the hits
+/// `under_foot`; a foot raised keeps a little IK weight (`alpha`) so the raise is applied.
+pub(super) fn keep_off_ground(
     blended: &mut Vec3,
     alpha: &mut f32,
     grounded: bool,
@@ -350,16 +350,28 @@ pub(super) fn clear_ground_airborne(
     align: Quat,
     facing: Quat,
 ) {
-    // Airborne the IK fades out to the animation, but a foot is never let down
-    // into what is under it, nor skimming it (the trailing foot of a step off a
-    // ledge crosses its edge as the body drops).
-    if !grounded {
-        let hits_m = under_foot.map(|hit| hit.map(|h| h.point.y));
-        let clear_y = ankle_floor_y(hits_m, anim, align, facing) + AIRBORNE_CLEARANCE_M;
-        if blended.y < clear_y {
-            blended.y = clear_y;
-            *alpha = alpha.max(1e-3);
-        }
+    let [heel_m, ball_m] = under_foot.map(|hit| hit.map(|h| h.point.y));
+    let lowest_y = if !grounded {
+        // Airborne the IK fades out to the animation, but a foot is never let down
+        // into what is under it, nor skimming it (the trailing foot of a step off a
+        // ledge crosses its edge as the body drops).
+        ankle_floor_y([heel_m, ball_m], anim, align, facing) + AIRBORNE_CLEARANCE_M
+    } else if *alpha < 1.0 {
+        // On the ground, a foot held in part (its weight easing back in after a few
+        // ticks in the air, its support fading after a miss) is blended toward the
+        // animation, which the body's drop to the next tread takes below the step the
+        // foot still stands on: neither sole point goes below what the probes hit, the
+        // one whose probe missed held at the other's ground (a foot at a nosing stays
+        // level, not toe-down into it). Going down 20 cm stairs, KayKit's capsule rolled
+        // off each nosing and its trailing ball sank 6 cm into the tread it stood on, and
+        // locked there.
+        ankle_floor_y([heel_m.or(ball_m), ball_m.or(heel_m)], anim, align, facing)
+    } else {
+        return;
+    };
+    if blended.y < lowest_y {
+        blended.y = lowest_y;
+        *alpha = alpha.max(1e-3);
     }
 }
 
