@@ -537,9 +537,14 @@ pub fn move_capsule(
     {
         let reach_m = step_reach_m(capsule.radius_m, max_climb, offset_m);
         let stepped = wanted_h.try_normalize().and_then(|direction| {
-            // The whole request when there is room for it up there, else just the reach.
-            [wanted_h.length().max(reach_m), reach_m]
+            // The whole request when there is room for it up there, else just the reach
+            // (tried once when the request is no longer: walking into a wall runs this
+            // every tick).
+            let wanted_m = wanted_h.length();
+            let longer = (wanted_m > reach_m).then_some(wanted_m);
+            longer
                 .into_iter()
+                .chain([reach_m])
                 .find_map(|over_m| {
                     let lift = step_onto_riser(
                         queries,
