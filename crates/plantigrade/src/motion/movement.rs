@@ -448,8 +448,7 @@ impl Movement {
         // animation graph is told it is still on the ground (`LocomotionVars::stepping_off`)
         // instead of playing a fall. Going down 20 cm stairs, a rig half the mannequin's
         // size, its capsule rolling off every nosing in 3-4 ticks, played Jump on each
-        // tread.
-        // Only going down: a capsule the step-up launched off a riser is in the air.
+        // tread. Only going down: a capsule the step-up launched off a riser is in the air.
         let stepping_off = !grounded
             && !self.jumped_since_grounded
             && self.left_ground_going_down
