@@ -16,7 +16,10 @@ use crate::tilt::{decompose_ground_normal, TiltLimits};
 
 impl FootIk {
     /// IK-8: each leg solved for its ankle target, a planted foot out of reach rolled onto
-    /// its ball and a swinging one waiting above its target. Returns each foot's roll.
+    /// its ball and a swinging one waiting above its target, a swinging knee straightening
+    /// no faster than [`limit_knee_bend`] lets it. Returns each foot's roll and each knee's
+    /// bend as solved (rad, `None` when the leg was not solved).
+    #[allow(clippy::type_complexity)]
     pub(super) fn solve_legs(
         &self,
         tick: &Tick,
@@ -25,7 +28,7 @@ impl FootIk {
         pose: &mut Pose,
         model: &mut ModelPose,
         out: &mut FootIkOutput,
-    ) -> Result<[Quat; 2], FootIkError> {
+    ) -> Result<([Quat; 2], [Option<f32>; 2]), FootIkError> {
         let config = self.config;
         let (root, facing, animated) = (tick.root_world, tick.facing, &tick.animated);
         let FeetTargets {
@@ -37,6 +40,7 @@ impl FootIk {
         // IK-8: both legs, then each foot aligned to its plane.
         let inverse_facing = facing.inverse();
         let mut reach_rolls = [Quat::IDENTITY; 2];
+        let mut knee_bends = [None; 2];
         for (i, leg) in self.rig.legs.iter().enumerate() {
             let mut target_model = inverse_facing * (targets_world[i] - root);
             let hip = model.position_model(leg.chain.thigh);
@@ -83,6 +87,23 @@ impl FootIk {
                     out.feet[i].ankle_target_world = root + facing * rolled;
                 }
             }
+            let (thigh_m, shin_m) = (hip.distance(knee), knee.distance(ankle));
+            if let (true, Some((last_rad, speed_rad_s))) = (
+                feet.swinging_free[i] && alphas[i] > 0.0,
+                self.feet[i].last_knee_bend,
+            ) {
+                let bend = KneeBend {
+                    thigh_m,
+                    shin_m,
+                    reach_m,
+                };
+                if let Some(limited) =
+                    limit_knee_bend(target_model - hip, bend, last_rad, speed_rad_s, tick.dt_s)
+                {
+                    target_model = hip + limited;
+                    out.feet[i].ankle_target_world = root + facing * target_model;
+                }
+            }
             let forward = Vec3::Z;
             // A knee is a hinge about the character's left axis: for the hip→target line
             // `d`, the knee side that bends the shin backward is `d × left` (forward for a
@@ -118,6 +139,9 @@ impl FootIk {
                     out.knee_flips += 1;
                 }
             }
+            if !solved.degenerate {
+                knee_bends[i] = bend_of(hip.distance(solved.end_model), thigh_m, shin_m);
+            }
             solved
                 .apply_to_pose(skeleton, model, leg.chain.thigh, leg.chain.calf, pose)
                 .map_err(|_| FootIkError::JointOutOfRange {
@@ -126,7 +150,7 @@ impl FootIk {
                 })?;
         }
         self.update_legs(skeleton, pose, model)?;
-        Ok(reach_rolls)
+        Ok((reach_rolls, knee_bends))
     }
 
     /// Each foot turned to its alignment on its solved leg (IK-4); the toes of a foot
@@ -320,6 +344,81 @@ pub(super) fn roll_onto_ball(
         .filter(|(r, a)| r.is_finite() && a.is_finite())
 }
 
+/// A leg's bones and reach (m), for [`limit_knee_bend`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct KneeBend {
+    pub thigh_m: f32,
+    pub shin_m: f32,
+    /// The farthest the solve reaches (the softened chain length).
+    pub reach_m: f32,
+}
+
+/// A knee's bend (rad, 0 straight, π folded) with hip and ankle `hip_to_ankle_m` apart,
+/// from the law of cosines. `None` for degenerate bones.
+pub(super) fn bend_of(hip_to_ankle_m: f32, thigh_m: f32, shin_m: f32) -> Option<f32> {
+    let denominator = 2.0 * thigh_m * shin_m;
+    if !(denominator > 1e-8 && hip_to_ankle_m.is_finite()) {
+        return None;
+    }
+    let d = hip_to_ankle_m.clamp((thigh_m - shin_m).abs(), thigh_m + shin_m);
+    let cos_inner = ((thigh_m * thigh_m + shin_m * shin_m - d * d) / denominator).clamp(-1.0, 1.0);
+    Some(std::f32::consts::PI - cos_inner.acos())
+}
+
+/// The hip-to-target vector of a swinging leg (model space) lifted so its knee, bending
+/// by `last_rad` last tick at `speed_rad_s`, speeds up its straightening by at most
+/// [`SWING_KNEE_ACCEL_RAD_S2`]. A foot chasing a tread that dropped away under it
+/// straightened the leg in one tick; near full reach a few cm of the ankle's distance is
+/// most of the knee's bend, and the knee moved 20 cm in a tick (running down stairs,
+/// some start offsets). `None` when the target is within the limit, is at or above the
+/// hip, or anything is not finite.
+pub(super) fn limit_knee_bend(
+    hip_to_target: Vec3,
+    leg: KneeBend,
+    last_rad: f32,
+    speed_rad_s: f32,
+    dt_s: f32,
+) -> Option<Vec3> {
+    let KneeBend {
+        thigh_m,
+        shin_m,
+        reach_m,
+    } = leg;
+    if !(dt_s > 0.0 && last_rad.is_finite() && speed_rad_s.is_finite()) {
+        return None;
+    }
+    let distance_m = hip_to_target.length();
+    let wanted_rad = bend_of(distance_m.min(reach_m), thigh_m, shin_m)?;
+    let change = SWING_KNEE_ACCEL_RAD_S2 * dt_s;
+    // Speeding up its straightening is limited; slowing it down, or bending, is not (a
+    // knee kept bending by its own momentum folds the foot up to the hip).
+    let least_bend_rad = last_rad + (speed_rad_s.min(0.0) - change) * dt_s;
+    if wanted_rad >= least_bend_rad {
+        return None;
+    }
+    let limited_rad = least_bend_rad;
+    // Back from the bend to the hip–ankle distance (law of cosines).
+    let cos_inner = (std::f32::consts::PI - limited_rad).cos();
+    let limited_m = (thigh_m * thigh_m + shin_m * shin_m - 2.0 * thigh_m * shin_m * cos_inner)
+        .max(0.0)
+        .sqrt()
+        .min(reach_m);
+    // Held back, the foot is lifted to the limited reach: the ground it was kept off is
+    // below it. (Bending is left alone: held back, the foot would stay low and behind,
+    // through a nosing it is lifting over, or out ahead into a riser.) A foot up at the
+    // hip (a short rig running up stairs) is not lifted further.
+    if hip_to_target.y >= 0.0 {
+        return None;
+    }
+    let horizontal = Vec2::new(hip_to_target.x, hip_to_target.z);
+    let dy_sq = limited_m * limited_m - horizontal.length_squared();
+    (dy_sq > 0.0).then(|| Vec3::new(horizontal.x, -dy_sq.sqrt(), horizontal.y))
+}
+
+/// How fast a swinging knee's straightening may speed up (rad/s²): about 16° a tick² at
+/// 60 Hz.
+const SWING_KNEE_ACCEL_RAD_S2: f32 = 1000.0;
+
 /// How far past its reach (m) a swinging foot's target must be to be fully raised to it.
 const SWING_LIFT_EASE_M: f32 = 0.03;
 
@@ -423,5 +522,74 @@ mod tests {
             assert!(rolled.is_none(), "{rolled:?}");
         }
         assert!(roll_onto_ball(hip, f32::NAN, far, ball_offset, Vec3::Y, max).is_none());
+    }
+
+    #[test]
+    fn a_knee_bend_is_zero_straight_and_a_right_angle_at_its_distance() {
+        let (a, b): (f32, f32) = (0.42, 0.4);
+        assert!(bend_of(a + b, a, b).unwrap().abs() < 1e-3);
+        assert!(
+            bend_of(1.5, a, b).unwrap().abs() < 1e-3,
+            "past reach: straight"
+        );
+        let right = bend_of((a * a + b * b).sqrt(), a, b).unwrap();
+        assert!(
+            (right - std::f32::consts::FRAC_PI_2).abs() < 1e-4,
+            "{right}"
+        );
+        assert!(bend_of(0.5, 0.0, b).is_none());
+        assert!(bend_of(f32::NAN, a, b).is_none());
+    }
+
+    /// A swinging foot whose target drops from a bent knee to full reach in one tick (a
+    /// tread dropped away under it) straightens the leg over a few ticks, each tick's
+    /// change in bending speed within the limit, lifted above the target meanwhile, and
+    /// reaches it; a foot that asks for no more than that is left where it is.
+    #[test]
+    fn a_swinging_knee_speeds_up_its_straightening_no_faster_than_the_limit() {
+        let leg = KneeBend {
+            thigh_m: 0.42,
+            shin_m: 0.4,
+            reach_m: 0.81,
+        };
+        let dt = 1.0 / 60.0;
+        let target = Vec3::new(0.0, -0.79, 0.18);
+        let bent = bend_of(0.6, leg.thigh_m, leg.shin_m).unwrap();
+        let (mut last, mut speed) = (bent, 0.0);
+        let mut reached = false;
+        for tick in 0..30 {
+            let solved = limit_knee_bend(target, leg, last, speed, dt).unwrap_or(target);
+            assert!(solved.is_finite());
+            assert!(
+                solved.y >= target.y - 1e-5,
+                "tick {tick}: never below the target"
+            );
+            assert!((solved.z - target.z).abs() < 1e-5, "the horizontal is kept");
+            let bend = bend_of(solved.length().min(leg.reach_m), leg.thigh_m, leg.shin_m).unwrap();
+            let new_speed = (bend - last) / dt;
+            let limit = SWING_KNEE_ACCEL_RAD_S2 * dt;
+            assert!(
+                new_speed - speed >= -limit - 1e-2,
+                "tick {tick}: {new_speed} after {speed}"
+            );
+            (last, speed) = (bend, new_speed);
+            reached |= solved.distance(target) < 1e-4;
+        }
+        assert!(reached, "the foot gets to its target");
+        assert!(speed.abs() < 1e-3, "and stays there");
+        // Within the limit (a small straightening from rest), bending, or above the hip:
+        // nothing to do.
+        let small = target.normalize() * 0.605;
+        assert!(limit_knee_bend(small, leg, bent, 0.0, dt).is_none());
+        assert!(limit_knee_bend(target.normalize() * 0.4, leg, bent, 0.0, dt).is_none());
+        let up = Vec3::new(0.0, 0.1, 0.8);
+        assert!(limit_knee_bend(up, leg, bent, 0.0, dt).is_none());
+        for (last, speed, dt) in [
+            (f32::NAN, 0.0, dt),
+            (bent, f32::INFINITY, dt),
+            (bent, 0.0, 0.0),
+        ] {
+            assert!(limit_knee_bend(target, leg, last, speed, dt).is_none());
+        }
     }
 }

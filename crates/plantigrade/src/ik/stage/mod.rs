@@ -278,6 +278,9 @@ struct FootState {
     /// The ankle target last tick (world) and its vertical speed then (m/s), for
     /// [`placement::limit_drop_m`] and [`placement::limit_rise_m`].
     last_target: Option<(Vec3, f32)>,
+    /// The knee's bend last tick (rad, 0 straight) and how fast it was bending (rad/s),
+    /// for [`legs::limit_knee_bend`].
+    last_knee_bend: Option<(f32, f32)>,
     /// How far a swinging foot held back over the ground (lifting clear of a step first)
     /// still is behind its path (world xz, m): made up over [`placement`]'s fade.
     swing_hold_offset: Vec2,
@@ -430,7 +433,15 @@ impl FootIk {
             return Ok(&self.output);
         }
         out.pelvis_offset_m = self.drop_pelvis(input, &tick, &feet, skeleton, pose, model)?;
-        let reach_rolls = self.solve_legs(&tick, &mut feet, skeleton, pose, model, &mut out)?;
+        let (reach_rolls, knee_bends) =
+            self.solve_legs(&tick, &mut feet, skeleton, pose, model, &mut out)?;
+        for (state, bend) in self.feet.iter_mut().zip(knee_bends) {
+            state.last_knee_bend = match (bend, state.last_knee_bend) {
+                (Some(b), Some((last, _))) if tick.dt_s > 0.0 => Some((b, (b - last) / tick.dt_s)),
+                (Some(b), _) => Some((b, 0.0)),
+                (None, _) => None,
+            };
+        }
         self.align_feet(&tick, &feet, reach_rolls, skeleton, pose, model)?;
         self.output = out;
         Ok(&self.output)
