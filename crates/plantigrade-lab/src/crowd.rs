@@ -125,6 +125,8 @@ pub struct CrowdArgs {
     /// `Off`).
     pub reduced_detail: u32,
     pub seed: u64,
+    /// Beyond full detail, the fingers go to rest and are not sampled (SPEC PERF-5).
+    pub joint_culling: bool,
     pub hz: f32,
     /// Exit non-zero unless 1 and N threads end in bit-identical poses.
     pub check: bool,
@@ -271,6 +273,9 @@ pub(crate) struct Stage {
     course: Course,
     pub(crate) world: Physics,
     graph: Arc<GraphAsset>,
+    /// The joints tiered characters cull beyond full detail (SPEC PERF-5): the
+    /// mannequin's fingers.
+    pub(crate) culled_joints: Vec<String>,
 }
 
 impl Stage {
@@ -278,10 +283,16 @@ impl Stage {
         let course = Course::default_course();
         let world = RapierWorld::from_course(&course).context("building the course in rapier")?;
         let graph = Arc::new(plantigrade::mannequin::Mannequin::new().default_graph()?);
+        let skeleton = graph.skeleton();
+        let culled_joints = plantigrade::lod::suggested_culled_joints(
+            skeleton,
+            &plantigrade::bone_map::HumanoidMap::detect(skeleton),
+        );
         Ok(Self {
             course,
             world: QueryMover::new(world),
             graph,
+            culled_joints,
         })
     }
 
@@ -332,6 +343,7 @@ impl Stage {
         if tiering.is_some() {
             // Movement LOD: the far tier follows the ground with one ray.
             settings.lod.ground_follow_when_off = true;
+            settings.lod_culled_joints = self.culled_joints.clone();
         }
         let mut agents = Vec::with_capacity(n as usize);
         let mut landing_poses = None;
@@ -742,7 +754,10 @@ fn print_size(n: u32, runs: &[RunFigures], args: &CrowdArgs, viewer: Option<Vec3
 /// crowd.json; `Ok(false)` when `check` and the runs' final poses differ.
 pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
     validate(&args)?;
-    let stage = Stage::new()?;
+    let mut stage = Stage::new()?;
+    if !args.joint_culling {
+        stage.culled_joints.clear();
+    }
     let viewer = match args.full_detail {
         FullDetail::All => None,
         FullDetail::Nearest(_) => Some(args.viewer.unwrap_or_else(|| stage.default_viewer())),
@@ -759,12 +774,17 @@ pub fn run(args: CrowdArgs) -> anyhow::Result<bool> {
                 .context("progress bar template")?,
         );
     println!(
-        "crowd: the mannequin on the course in rapier (query mover), seed {}, {} thread(s) then 1, probes {}; µs are each character's own stage times (on its thread)",
+        "crowd: the mannequin on the course in rapier (query mover), seed {}, {} thread(s) then 1, probes {}, {} joints culled beyond full detail; µs are each character's own stage times (on its thread)",
         args.seed,
         args.threads,
         match args.probes {
             ProbeTiming::Immediate => "in each tick",
             ProbeTiming::Batched => "batched per frame",
+        },
+        if viewer.is_some() {
+            stage.culled_joints.len()
+        } else {
+            0
         }
     );
     let mut json = CrowdJson { runs: Vec::new() };

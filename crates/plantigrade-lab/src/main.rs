@@ -292,6 +292,10 @@ enum Command {
         /// Seed of the starts and gaits (the same seed replays the same run).
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Keep sampling every joint in every tier (by default the fingers go to rest and
+        /// are not sampled beyond full detail, SPEC PERF-5).
+        #[arg(long)]
+        no_joint_culling: bool,
     },
     /// Draw scenarios as filmstrips (PNG): the stick skeleton at even intervals over the true
     /// ground, side view, plus a front view on beams and cross-slopes and a top view on
@@ -852,6 +856,7 @@ fn main() -> ExitCode {
             probes,
             reduced_detail,
             seed,
+            no_joint_culling,
         } => crowd::run(crowd::CrowdArgs {
             characters,
             threads: threads.unwrap_or_else(|| {
@@ -863,6 +868,7 @@ fn main() -> ExitCode {
             probes,
             reduced_detail,
             seed,
+            joint_culling: !no_joint_culling,
             hz: cli.hz,
             check: cli.check,
             out: cli.out.clone(),

@@ -1,6 +1,7 @@
 //! The default ALS graph evaluated per character per tick: parameters set, state machine
 //! and 2D blend space updated, up to three clips sampled and blended, the aim overlay layered
-//! through its mask. On the mannequin, and on the UAL rig with `ual_als.ron` when
+//! through its mask; and with the rig's fingers and twist bones culled, as on a far
+//! character (SPEC PERF-5). On the mannequin, and on the UAL rig with `ual_als.ron` when
 //! ../shared/assets is present.
 //!
 //! `cargo bench -p plantigrade --bench graph_tick`
@@ -9,6 +10,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use plantigrade::bone_map::HumanoidMap;
 use plantigrade::graph::{GraphAsset, GraphInstance};
 use plantigrade::mannequin::Mannequin;
 use plantigrade::pose::Pose;
@@ -24,11 +26,28 @@ fn bench_graph(c: &mut Criterion, label: &str, asset: GraphAsset) {
         p.float("direction").unwrap(),
         p.bool("aiming").unwrap(),
     );
+    // SPEC PERF-5's joint culling of a far character: fingers and twist bones at rest.
+    let skeleton = asset.skeleton();
+    let culled: Vec<usize> =
+        plantigrade::lod::suggested_culled_joints(skeleton, &HumanoidMap::detect(skeleton))
+            .iter()
+            .filter_map(|name| skeleton.find(name))
+            .collect();
+    println!(
+        "graph_tick/{label}: {} of {joints} joints culled in locomotion_culled",
+        culled.len()
+    );
+    graph.set_culled_joints(&culled).ok();
     let mut group = c.benchmark_group(format!("graph_tick/{label}"));
     group.throughput(Throughput::Elements(joints as u64));
-    for (name, aim) in [("locomotion", false), ("locomotion_aim_overlay", true)] {
+    for (name, aim, cull) in [
+        ("locomotion", false, false),
+        ("locomotion_aim_overlay", true, false),
+        ("locomotion_culled", false, true),
+    ] {
         let mut t = 0.0f32;
         graph.params_mut().set_bool(aiming, aim);
+        graph.set_culling(cull);
         group.bench_function(name, |b| {
             b.iter(|| {
                 t += 1.0 / 60.0;

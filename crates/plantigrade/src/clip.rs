@@ -640,6 +640,42 @@ impl Clip {
         Ok(())
     }
 
+    /// As [`Clip::sample`], but a joint whose entry in `culled` is true is not sampled: it
+    /// gets its rest transform (SPEC PERF-5's joint culling: fingers and twist bones of a
+    /// far character). Joints past the end of `culled` are sampled.
+    pub fn sample_culled(
+        &self,
+        time_s: f32,
+        rest_local: &[Transform],
+        culled: &[bool],
+        out: &mut Pose,
+    ) -> Result<(), ClipError> {
+        let joints = out.num_joints();
+        if self.joints.len() != joints || rest_local.len() != joints {
+            return Err(ClipError::JointCount {
+                clip: self.name.clone(),
+                tracks: self.joints.len(),
+                joints: joints.min(rest_local.len()),
+            });
+        }
+        let t = self.local_time_s(time_s);
+        let culled = culled.iter().copied().chain(std::iter::repeat(false));
+        for (((out, tracks), rest), culled) in out
+            .local_mut()
+            .iter_mut()
+            .zip(&self.joints)
+            .zip(rest_local)
+            .zip(culled)
+        {
+            *out = if culled {
+                *rest
+            } else {
+                tracks.sample(t, rest)
+            };
+        }
+        Ok(())
+    }
+
     /// Samples at normalized phase (see [`Clip::time_at_phase_s`]).
     pub fn sample_phase(
         &self,
@@ -889,6 +925,17 @@ mod tests {
             clip.sample(0.0, &rest, &mut wrong),
             Err(ClipError::JointCount { .. })
         ));
+        // Culled: rest, not sampled; the rest as sampled; a short list culls no more.
+        let mut culled = Pose::new(2);
+        clip.sample_culled(0.5, &rest, &[true, false], &mut culled)
+            .unwrap();
+        assert_eq!(culled.local()[0], rest[0]);
+        assert_eq!(culled.local()[1], rest[1]);
+        for list in [&[false, false][..], &[][..]] {
+            clip.sample_culled(0.5, &rest, list, &mut culled).unwrap();
+            assert_eq!(culled.local(), pose.local());
+        }
+        assert!(clip.sample_culled(0.0, &rest, &[true], &mut wrong).is_err());
     }
 
     #[test]

@@ -22,6 +22,9 @@
 
 use glam::Vec3;
 
+use crate::bone_map::HumanoidMap;
+use crate::skeleton::Skeleton;
+
 /// Default outer edge of [`LodTier::Full`] (metres from the viewer).
 pub const DEFAULT_FULL_MAX_DISTANCE_M: f32 = 6.0;
 /// Default outer edge of [`LodTier::Reduced`] (metres from the viewer).
@@ -36,6 +39,32 @@ pub const DEFAULT_GRAPH_EVERY_REDUCED_TICKS: u32 = 2;
 pub const DEFAULT_GRAPH_EVERY_OFF_TICKS: u32 = 4;
 /// Most ticks one graph update may cover.
 pub const MAX_GRAPH_EVERY_TICKS: u32 = 8;
+
+/// The joints of a rig no one sees on a far character, for
+/// [`crate::settings::CharacterSettings::lod_culled_joints`]: everything below each hand
+/// (fingers) and the twist bones (a name with "twist" in it), leaving out any joint that
+/// is, or holds up, a bone of `bones`. In skeleton order.
+pub fn suggested_culled_joints(skeleton: &Skeleton, bones: &HumanoidMap) -> Vec<String> {
+    let mapped: Vec<usize> = bones
+        .roles()
+        .into_iter()
+        .filter_map(|(_, joint)| joint)
+        .collect();
+    let hands: Vec<usize> = bones.arms.iter().filter_map(|arm| arm.hand).collect();
+    (0..skeleton.num_joints())
+        .filter(|&joint| {
+            let below_hand = hands
+                .iter()
+                .any(|&hand| hand != joint && skeleton.is_ancestor_or_self(hand, joint));
+            let twist = skeleton.name(joint).to_ascii_lowercase().contains("twist");
+            let holds_up_map = mapped
+                .iter()
+                .any(|&m| skeleton.is_ancestor_or_self(joint, m));
+            (below_hand || twist) && !holds_up_map && skeleton.parent(joint).is_some()
+        })
+        .map(|joint| skeleton.name(joint).to_owned())
+        .collect()
+}
 
 /// How much of the procedural pass (foot IK probes, tilt rays) a character gets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -54,6 +54,12 @@ pub struct CharacterSettings {
     pub look_at: LookAtConfig,
     /// Detail by distance to the viewer (SPEC IK-11).
     pub lod: LodConfig,
+    /// Joints (by name) that no one sees on a far character: beyond the full-detail tier
+    /// they go to their rest pose over `lod.blend_time_s` and are then not sampled (SPEC
+    /// PERF-5), e.g. fingers and twist bones; [`crate::lod::suggested_culled_joints`]
+    /// lists a rig's. None may be, or hold up, a bone of the humanoid map or the root-motion
+    /// joint. Empty (the default): none. Decided at spawn.
+    pub lod_culled_joints: Vec<String>,
     /// The lean with the body's acceleration.
     pub lean: LeanConfig,
     /// The dip of a landing with horizontal speed.

@@ -134,6 +134,7 @@ fn bad_arguments_are_errors_not_panics() {
         probes: ProbeTiming::Batched,
         reduced_detail: 1,
         seed: 1,
+        joint_culling: true,
         hz: 60.0,
         check: true,
         out: std::env::temp_dir().join(format!("plantigrade-crowd-test-{}", std::process::id())),

@@ -26,7 +26,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 
-use animator::Animator;
+use animator::{AnimationLod, Animator};
 use foot_placement::{FootPlacement, PlacementInput};
 use locomotion::Locomotion;
 pub use locomotion::TELEPORT_DETECT_M;
@@ -81,8 +81,48 @@ pub enum CharacterError {
         feet_world: Vec3,
         facing_yaw_rad: Option<f32>,
     },
+    #[error("lod_culled_joints: '{name}' {why}")]
+    CulledJoint { name: String, why: &'static str },
     #[error("tick stages out of order: {called:?} was called while {due:?} was due")]
     StageOrder { due: TickStage, called: TickStage },
+}
+
+/// The joints `names` culls (see [`CharacterSettings::lod_culled_joints`]), as skeleton
+/// indices: each must be a joint of the rig, and neither a bone of the humanoid map nor
+/// above one (culled, it would move the legs the foot IK solves, or the spine the tilt
+/// bends), nor the root-motion joint.
+fn resolve_culled_joints(
+    graph: &GraphInstance,
+    bones: &HumanoidMap,
+    names: &[String],
+) -> Result<Vec<usize>, CharacterError> {
+    let skeleton = graph.asset().skeleton();
+    let mapped: Vec<usize> = bones
+        .roles()
+        .into_iter()
+        .filter_map(|(_, joint)| joint)
+        .collect();
+    let mut joints = Vec::with_capacity(names.len());
+    for name in names {
+        let refuse = |why| CharacterError::CulledJoint {
+            name: name.clone(),
+            why,
+        };
+        let joint = skeleton
+            .find(name)
+            .ok_or_else(|| refuse("is not a joint of the rig"))?;
+        if joint == graph.root_motion_joint() {
+            return Err(refuse("is the root-motion joint"));
+        }
+        if mapped
+            .iter()
+            .any(|&m| skeleton.is_ancestor_or_self(joint, m))
+        {
+            return Err(refuse("is a bone of the humanoid map, or holds one up"));
+        }
+        joints.push(joint);
+    }
+    Ok(joints)
 }
 
 /// The three stages of a tick, run in this order (see [`Character::tick`]).
@@ -128,6 +168,8 @@ pub struct Character {
     /// The layers the character's queries see, and its own collider, which they skip.
     query_layers: QueryLayers,
     body: Option<BodyId>,
+    /// The joints it culls beyond full detail, as it was given them.
+    lod_culled_joints: Vec<String>,
     /// The bone map it was given (`None`: detected).
     bone_map: Option<BoneNames>,
     /// The root-motion source it was given (`None`: the graph's, or the one that fits a
@@ -185,6 +227,7 @@ impl Character {
             tilt: tilt_config,
             look_at: look_at_config,
             lod: lod_config,
+            lod_culled_joints,
             lean: lean_config,
             impact: impact_config,
             query_layers,
@@ -212,6 +255,7 @@ impl Character {
         if let Some(source) = fitting {
             graph.set_root_motion(source)?;
         }
+        let culled = resolve_culled_joints(&graph, &bones, &lod_culled_joints)?;
         let skeleton = graph.asset().skeleton();
         let foot_ik =
             crate::ik::FootRig::new(skeleton, &bones).map(|rig| FootIk::new(foot_ik_config, rig));
@@ -231,14 +275,17 @@ impl Character {
             )),
             (Err(_), _) => Arc::new(LandingPoses::default()),
         };
+        // Characters spawned in different places get different animation LOD phases.
+        let mut animator = Animator::new(graph, spawn_phase(feet_world));
+        animator.set_culled_joints(culled)?;
         Ok(Self {
             locomotion: Locomotion::new(config, feet_world, facing_yaw_rad),
             feet: FootPlacement::new(foot_ik, contact_curves, landing_poses),
             posture: Posture::new(&bones, tilt_config, impact_config, lean_config),
             look: Look::new(LookAt::new(look_at_config), look_at_chain),
-            // Characters spawned in different places get different animation LOD phases.
-            animator: Animator::new(graph, spawn_phase(feet_world)),
+            animator,
             lod: Lod::new(lod_config),
+            lod_culled_joints,
             viewer_world: None,
             debug: DebugDraw::new(false),
             query_layers,
@@ -277,6 +324,7 @@ impl Character {
             tilt: self.posture.tilt.config,
             look_at: self.look.look_at.config,
             lod: self.lod.config,
+            lod_culled_joints: self.lod_culled_joints.clone(),
             lean: self.posture.lean_config,
             impact: self.posture.impact_config,
             query_layers: self.query_layers,
@@ -304,6 +352,11 @@ impl Character {
                 field: "root_motion",
             });
         }
+        if settings.lod_culled_joints != self.lod_culled_joints {
+            return Err(CharacterError::RespawnNeeded {
+                field: "lod_culled_joints",
+            });
+        }
         // The one step that can fail, before anything changes.
         let look_at_chain = if settings.look_at != self.look.look_at.config {
             let skeleton = self.animator.graph.asset().skeleton();
@@ -321,6 +374,7 @@ impl Character {
             tilt,
             look_at,
             lod,
+            lod_culled_joints: _,
             lean,
             impact,
             query_layers,
@@ -457,7 +511,7 @@ impl Character {
         let vars = self.locomotion.output.vars;
         self.locomotion.pending_root_motion =
             self.animator
-                .step(dt_s, &vars, playback_scale, self.graph_every_ticks())?;
+                .step(dt_s, &vars, playback_scale, self.animation_lod())?;
         self.posture.read_animation(&self.animator.model);
         self.feet.read_animation(
             &self.animator.graph,
@@ -569,9 +623,14 @@ impl Character {
         }
     }
 
-    /// Ticks per animation graph update at the current LOD tier (SPEC PERF-5).
-    fn graph_every_ticks(&self) -> u32 {
-        self.lod.config.graph_every_ticks(self.lod_tier())
+    /// The animation's pacing and joint culling at the current LOD tier (SPEC PERF-5).
+    fn animation_lod(&self) -> AnimationLod {
+        let tier = self.lod_tier();
+        AnimationLod {
+            every_ticks: self.lod.config.graph_every_ticks(tier),
+            cull: tier != LodTier::Full,
+            blend_time_s: self.lod.config.blend_time_s,
+        }
     }
 
     /// The tick stage due next: [`TickStage::Movement`] between ticks.
@@ -649,6 +708,12 @@ impl Character {
     /// LOD settings and state.
     pub fn lod(&self) -> &Lod {
         &self.lod
+    }
+
+    /// How far the culled joints ([`CharacterSettings::lod_culled_joints`]) are toward
+    /// their rest pose: 0 animated (full detail) … 1 at rest and not sampled.
+    pub fn lod_cull_weight(&self) -> f32 {
+        self.animator.cull_weight()
     }
 
     pub fn set_lod_config(&mut self, config: LodConfig) {

@@ -778,3 +778,160 @@ fn far_characters_spread_their_graph_runs_over_the_window() {
         "{busiest} of 32 graphs on one tick: {runs_per_tick:?}"
     );
 }
+
+/// SPEC PERF-5's joint culling: the mannequin's fingers (the rig's suggested list) go to
+/// their rest pose beyond full detail and are then not sampled; near again they come back.
+/// No culled joint turns in a tick by more than any joint of the animated pose turns in a
+/// full-detail tick of the same walk (the animated pose: foot IK turns a leg by far more),
+/// and the rest of the body is animated exactly as without culling.
+#[test]
+fn culled_joints_go_to_rest_far_away_and_come_back_near_without_a_pop() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let skeleton = graph.skeleton().clone();
+    let culled_names =
+        crate::lod::suggested_culled_joints(&skeleton, &HumanoidMap::detect(&skeleton));
+    assert_eq!(
+        culled_names.len(),
+        6,
+        "three fingers a hand: {culled_names:?}"
+    );
+    let culled: Vec<usize> = culled_names
+        .iter()
+        .map(|n| skeleton.find(n).unwrap())
+        .collect();
+    let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+    let dt_s = 1.0 / 60.0;
+    let intent = |tick: usize| Intent {
+        move_world: glam::Vec2::from_angle(tick as f32 * 0.01) * 0.5,
+        ..Intent::IDLE
+    };
+    let spawn = |names: Vec<String>| {
+        let mut settings = CharacterSettings {
+            lod_culled_joints: names,
+            ..CharacterSettings::default()
+        };
+        // Only the culling differs between the two: both run the graph every tick.
+        settings.lod.graph_every_reduced_ticks = 1;
+        settings.lod.graph_every_off_ticks = 1;
+        Character::builder(graph.clone())
+            .settings(settings)
+            .spawn(Vec3::ZERO, 0.0)
+            .unwrap()
+    };
+    let (mut plain, mut culling) = (spawn(Vec::new()), spawn(culled_names.clone()));
+    assert_eq!(culling.settings().lod_culled_joints, culled_names);
+    // Near, far (culled), near again: 60 ticks each, well over the 0.25 s blend.
+    let far = |tick: usize| (60..120).contains(&tick) || (180..240).contains(&tick);
+    let (mut full_turn_max, mut culled_turn_max) = (0.0f32, 0.0f32);
+    for tick in 0..300 {
+        let before = (
+            plain.animator.animated.clone(),
+            culling.animator.pose.clone(),
+        );
+        for c in [&mut plain, &mut culling] {
+            let distance_m = if far(tick) { 50.0 } else { 2.0 };
+            c.set_viewer(Some(c.feet_world() + Vec3::X * distance_m));
+            c.tick(dt_s, &intent(tick), &world).unwrap();
+        }
+        let (now, culled_now) = (culling.animator.animated.clone(), culling.pose().clone());
+        if tick >= 30 && !far(tick) && culling.lod_cull_weight() == 0.0 {
+            full_turn_max =
+                full_turn_max.max(largest_turn_rad(&before.0, &plain.animator.animated));
+        }
+        if tick >= 30 {
+            for &j in &culled {
+                let turn = before.1.local()[j]
+                    .rotation
+                    .angle_between(culled_now.local()[j].rotation);
+                culled_turn_max = culled_turn_max.max(turn);
+            }
+        }
+        // Culling changes nothing but the culled joints.
+        for j in (0..skeleton.num_joints()).filter(|j| !culled.contains(j)) {
+            let (a, b) = (plain.animator.animated.local()[j], now.local()[j]);
+            assert!(
+                same_rotation(a.rotation, b.rotation),
+                "tick {tick}: joint {j} differs"
+            );
+        }
+        // Well into the far stretch: at rest, and the graph no longer samples them.
+        if tick == 110 || tick == 230 {
+            assert_eq!(culling.lod_cull_weight(), 1.0);
+            assert!(culling.animator.graph.culling());
+            for &j in &culled {
+                let (pose, rest) = (culled_now.local()[j], skeleton.rest_local()[j]);
+                assert!(same_rotation(pose.rotation, rest.rotation), "joint {j}");
+            }
+        }
+        // Well into a near stretch: animated again, as without culling.
+        if tick == 170 || tick == 290 {
+            assert_eq!(culling.lod_cull_weight(), 0.0);
+            assert!(!culling.animator.graph.culling());
+            for j in 0..skeleton.num_joints() {
+                let (a, b) = (plain.pose().local()[j], culled_now.local()[j]);
+                assert!(
+                    same_rotation(a.rotation, b.rotation),
+                    "tick {tick}: joint {j}"
+                );
+            }
+        }
+    }
+    let rest_to_animated = culled
+        .iter()
+        .map(|&j| {
+            skeleton.rest_local()[j]
+                .rotation
+                .angle_between(plain.pose().local()[j].rotation)
+        })
+        .fold(0.0, f32::max);
+    assert!(
+        rest_to_animated > full_turn_max,
+        "the fingers are curled when animated, by more than a tick's turn: {rest_to_animated} rad"
+    );
+    assert!(
+        culled_turn_max <= full_turn_max,
+        "a culled joint turned {culled_turn_max} rad in a tick; any joint at full detail {full_turn_max} rad"
+    );
+}
+
+/// Equal rotations up to rounding (`angle_between` reads up to ~1e-3 rad for equal ones).
+fn same_rotation(a: Quat, b: Quat) -> bool {
+    (a.dot(b).abs() - 1.0).abs() < 1e-6
+}
+
+/// A culled joint that is not in the rig, is a bone the character needs (the humanoid
+/// map's, or one holding them up), or is the root-motion joint: a clear error at spawn.
+/// Culling is decided at spawn: changing the list on a live character is refused.
+#[test]
+fn a_culled_joint_the_character_needs_or_does_not_have_is_refused() {
+    let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let spawn = |names: &[&str]| {
+        Character::builder(graph.clone())
+            .settings(CharacterSettings {
+                lod_culled_joints: names.iter().map(|s| s.to_string()).collect(),
+                ..CharacterSettings::default()
+            })
+            .spawn(Vec3::ZERO, 0.0)
+    };
+    for (names, why) in [
+        (&["index_01_l", "pinky_03_l"][..], "is not a joint"),
+        (&["foot_r"][..], "is a bone of the humanoid map"),
+        (&["spine_01"][..], "is a bone of the humanoid map"),
+        (&["root"][..], "root-motion joint"),
+    ] {
+        let Err(error) = spawn(names).map(|_| ()) else {
+            panic!("{names:?} was taken");
+        };
+        let error = error.to_string();
+        assert!(error.contains(why), "{names:?}: {error}");
+    }
+    let mut c = spawn(&["index_01_l"]).unwrap();
+    let mut settings = c.settings();
+    settings.lod_culled_joints.clear();
+    assert!(matches!(
+        c.set_settings(settings),
+        Err(CharacterError::RespawnNeeded {
+            field: "lod_culled_joints"
+        })
+    ));
+}

@@ -108,6 +108,10 @@ pub enum GraphError {
     UnknownRootJoint(String),
     #[error(transparent)]
     Clip(#[from] crate::clip::ClipError),
+    #[error("culled joint {joint} is out of range: the skeleton has {joints} joints")]
+    CulledJointOutOfRange { joint: usize, joints: usize },
+    #[error("joint {joint} cannot be culled: root motion is read from it")]
+    CulledRootMotionJoint { joint: usize },
 }
 
 /// One character's instance of a [`GraphAsset`].
@@ -136,6 +140,10 @@ pub struct GraphInstance {
     /// Clock scale (see [`GraphInstance::set_playback_scale`]).
     playback_scale: f32,
     started: bool,
+    /// Joints not sampled while [`GraphInstance::set_culling`] is on (index = joint; empty:
+    /// none), and whether it is on.
+    culled_joints: Vec<bool>,
+    culling: bool,
 }
 
 /// A clip slower than this (authored, m/s) is a rest pose for `start_phase`.
@@ -188,6 +196,8 @@ impl GraphInstance {
             paused: false,
             playback_scale: 1.0,
             started: false,
+            culled_joints: Vec::new(),
+            culling: false,
             asset,
         }
     }
@@ -248,6 +258,47 @@ impl GraphInstance {
         self.root_motion_source
             .as_ref()
             .map_or(self.asset.root_joint, |&(_, joint)| joint)
+    }
+
+    /// The joints (skeleton indices) that [`GraphInstance::set_culling`] stops sampling
+    /// (SPEC PERF-5: fingers, twist bones, what no one sees on a far character); they then
+    /// keep their rest transform. Replaces the last list; empty culls none. Refused, with
+    /// nothing changed, for a joint out of range or the root-motion joint.
+    pub fn set_culled_joints(&mut self, joints: &[usize]) -> Result<(), GraphError> {
+        let count = self.asset.skeleton.num_joints();
+        let root = self.root_motion_joint();
+        let mut culled = vec![false; if joints.is_empty() { 0 } else { count }];
+        for &joint in joints {
+            if joint >= count {
+                return Err(GraphError::CulledJointOutOfRange {
+                    joint,
+                    joints: count,
+                });
+            }
+            if joint == root {
+                return Err(GraphError::CulledRootMotionJoint { joint });
+            }
+            culled[joint] = true;
+        }
+        self.culled_joints = culled;
+        Ok(())
+    }
+
+    /// Which joints culling stops sampling (index = joint; empty: none).
+    pub fn culled_joints(&self) -> &[bool] {
+        &self.culled_joints
+    }
+
+    /// Turns joint culling on or off from the next tick (see
+    /// [`GraphInstance::set_culled_joints`]). A host switching it must blend the culled
+    /// joints itself if it must not pop; `Character` does (over the LOD blend time).
+    pub fn set_culling(&mut self, on: bool) {
+        self.culling = on;
+    }
+
+    /// Whether joint culling is on.
+    pub fn culling(&self) -> bool {
+        self.culling
     }
 
     /// The state a machine is in (the target while a crossfade runs).
@@ -399,6 +450,11 @@ impl GraphInstance {
             curves: Some(&mut self.curves),
             sampled: Some(&mut self.sampled),
             curve_weight: 0.0,
+            culled: if self.culling {
+                &self.culled_joints
+            } else {
+                &[]
+            },
         };
         eval.evaluate(asset.base, out, &mut self.scratch, 1.0)?;
         eval.finish_curves();
@@ -985,6 +1041,8 @@ struct Evaluate<'a> {
     curves: Option<&'a mut [f32]>,
     sampled: Option<&'a mut Vec<SampledClip>>,
     curve_weight: f32,
+    /// Joints given their rest transform instead of sampled (empty: none).
+    culled: &'a [bool],
 }
 
 impl Evaluate<'_> {
@@ -999,7 +1057,11 @@ impl Evaluate<'_> {
         let asset = self.asset;
         let clip_index = clip;
         let clip: &Clip = &asset.clips[clip];
-        clip.sample(time_s, asset.skeleton.rest_local(), out)?;
+        if self.culled.is_empty() {
+            clip.sample(time_s, asset.skeleton.rest_local(), out)?;
+        } else {
+            clip.sample_culled(time_s, asset.skeleton.rest_local(), self.culled, out)?;
+        }
         if let Some(sampled) = self.sampled.as_deref_mut() {
             let duration = clip.duration_s();
             let normalized_time = if duration > 0.0 {

@@ -643,3 +643,39 @@ fn a_transition_can_carry_the_phase_from_one_synced_blend_to_another() {
         );
     }
 }
+
+/// Joint culling's list: a joint out of range or the root-motion joint is refused with
+/// nothing changed; a culled joint is given its rest transform while culling is on.
+#[test]
+fn culled_joints_are_checked_and_sample_as_rest_while_culling() {
+    let asset = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
+    let mut g = GraphInstance::new(Arc::clone(&asset));
+    let joints = asset.skeleton().num_joints();
+    let finger = asset.skeleton().find("index_01_l").unwrap();
+    assert!(matches!(
+        g.set_culled_joints(&[finger, joints]),
+        Err(GraphError::CulledJointOutOfRange { .. })
+    ));
+    let root = g.root_motion_joint();
+    assert!(matches!(
+        g.set_culled_joints(&[root]),
+        Err(GraphError::CulledRootMotionJoint { .. })
+    ));
+    assert!(g.culled_joints().is_empty(), "nothing changed");
+    g.set_culled_joints(&[finger]).unwrap();
+    assert!(g.culled_joints()[finger] && g.culled_joints().iter().filter(|c| **c).count() == 1);
+    let mut pose = crate::pose::Pose::rest(asset.skeleton());
+    g.tick(1.0 / 60.0, &mut pose).unwrap();
+    let animated = pose.local()[finger];
+    assert_ne!(
+        animated,
+        asset.skeleton().rest_local()[finger],
+        "the idle curls it"
+    );
+    g.set_culling(true);
+    g.tick(1.0 / 60.0, &mut pose).unwrap();
+    assert_eq!(pose.local()[finger], asset.skeleton().rest_local()[finger]);
+    g.set_culled_joints(&[]).unwrap();
+    g.tick(1.0 / 60.0, &mut pose).unwrap();
+    assert_ne!(pose.local()[finger], asset.skeleton().rest_local()[finger]);
+}
