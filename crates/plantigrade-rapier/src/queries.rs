@@ -162,6 +162,7 @@ pub const ZERO_MOVE: MoveResult = MoveResult {
 };
 
 /// Wall contacts recorded during one move (fixed capacity, no allocation).
+#[derive(Clone, Copy)]
 struct WallNormals {
     normals: [Vec3; 16],
     count: usize,
@@ -485,6 +486,13 @@ pub fn move_capsule(
         horizontal(movement.translation).length() / horizontal(desired).length().max(1e-6);
     let mut moves = 0;
     let mut continued = false;
+    let before_continuing = (
+        movement.translation,
+        movement.grounded,
+        movement.is_sliding_down_slope,
+        walls,
+        end,
+    );
     while moves < STEP_CONTINUE_MOVES {
         let lifted = movement.translation.y > desired.y + STEP_LIFT_M;
         let left_h = horizontal(desired) - horizontal(movement.translation);
@@ -520,6 +528,26 @@ pub fn move_capsule(
     // The floor is probed once where the continued move ended (not after every move).
     if continued {
         end = floor_after(&movement);
+    }
+    // A small capsule lifted half way up a riser by its nosing, and carried on from there
+    // without being over the tread, can end over no floor at all: it hangs for a tick,
+    // which the character reads as a jump (four times walking up one 15 cm flight). Such
+    // a climb is undone: to where it was before carrying on if that had a floor under it,
+    // else to where it started; the riser is then taken below, as one that held the
+    // capsule back.
+    if against_riser && start.walkable_normal.is_some() && end.contact_normal.is_none() {
+        let (translation, grounded, sliding, walls_before, end_before) = before_continuing;
+        if continued && end_before.contact_normal.is_some() {
+            movement.translation = translation;
+            movement.grounded = grounded;
+            movement.is_sliding_down_slope = sliding;
+            (walls, end) = (walls_before, end_before);
+        } else {
+            movement.translation = Vec3::ZERO;
+            movement.grounded = true;
+            movement.is_sliding_down_slope = false;
+            end = start;
+        }
     }
     // A capsule whose round bottom is lower than a riser meets it as a wall, and rapier's
     // autostep does not always climb it: it refused a capsule of radius 0.14 m at the foot

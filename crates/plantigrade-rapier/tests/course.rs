@@ -725,3 +725,64 @@ fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
     }
     assert!(stalls.is_empty(), "{stalls:#?}");
 }
+
+#[test]
+fn a_small_capsule_climbing_stairs_never_leaves_the_ground() {
+    // KayKit's capsule (as above) walking up 15 and 20 cm stairs: half way up a riser,
+    // lifted by the nosing and carried on from there, it once hung over no floor for a
+    // tick, which the character read as a jump (four times on one 15 cm flight; 49 ticks
+    // over these runs). Up to 5 cm before the last riser: stepping from the top nosing onto the last
+    // tread, one run (20 cm, 60 Hz, 0.8 m/s, +21 cm) still finds no floor for a tick.
+    const LAST_RISER_Z: f32 = 3.0 + 7.0 * 0.28 - 0.05;
+    let (course, world) = setup();
+    let small = Capsule {
+        radius_m: 0.3 * 0.46,
+        half_height_m: 0.6 * 0.46,
+    };
+    let limits = MoveLimits {
+        step_min_width_m: 0.15 * 0.46,
+        ..MoveLimits::default()
+    };
+    let mut airborne = Vec::new();
+    for name in ["stairs_15cm", "stairs_20cm"] {
+        let section = course.section(name).unwrap();
+        for dt_s in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+            for speed_m_s in [0.8f32, 1.6] {
+                for start_cm in [0u32, 7, 14, 21] {
+                    let mut feet =
+                        section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
+                    let mut vertical_m_s = 0.0f32;
+                    let mut elapsed_s = 0.0f32;
+                    while feet.z < LAST_RISER_Z && elapsed_s < 10.0 {
+                        elapsed_s += dt_s;
+                        vertical_m_s -= GRAVITY_M_S2 * dt_s;
+                        let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
+                        let r = world.move_capsule(&MoveRequest {
+                            capsule: small,
+                            limits,
+                            feet,
+                            desired_translation: velocity * dt_s,
+                            dt_s,
+                            filter: everything(),
+                        });
+                        feet += r.translation;
+                        if r.grounded {
+                            vertical_m_s = 0.0;
+                        } else if feet.z > 3.0 {
+                            airborne.push(format!(
+                                "{name} {:.0} Hz {speed_m_s} m/s from +{start_cm} cm: at z {:.2}",
+                                1.0 / dt_s,
+                                feet.z
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        airborne.is_empty(),
+        "{} airborne ticks: {airborne:#?}",
+        airborne.len()
+    );
+}
