@@ -34,6 +34,64 @@ pub struct CharacterFiles {
     pub graph: Option<PathBuf>,
     /// Settings used as they are (not scaled); the defaults scaled to the rig when `None`.
     pub settings: Option<PathBuf>,
+    /// Another rig's clips and graph, retargeted onto this one, in place of its own.
+    pub retarget_from: Option<RetargetSource>,
+}
+
+/// Whose clips `--retarget-from` plays on the character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetargetSource {
+    /// The built-in mannequin's clips, with its default graph.
+    Mannequin,
+}
+
+/// `--retarget-from`'s value.
+pub fn parse_retarget_source(value: &str) -> Result<RetargetSource, String> {
+    match value {
+        "mannequin" => Ok(RetargetSource::Mannequin),
+        other => Err(format!(
+            "'{other}': only the built-in `mannequin` can be retargeted from for now"
+        )),
+    }
+}
+
+/// The mannequin's clips on `skeleton` (bones `map`), and its default graph over them,
+/// its aim layer's mask renamed to the rig's joints (a joint the rig has no match for is
+/// left out of the mask).
+fn mannequin_retargeted(
+    skeleton: &plantigrade::skeleton::Skeleton,
+    map: &HumanoidMap,
+) -> anyhow::Result<(Vec<plantigrade::clip::Clip>, plantigrade::graph::GraphDef)> {
+    use plantigrade::retarget::{Retarget, DEFAULT_SAMPLE_HZ};
+    let m = plantigrade::mannequin::Mannequin::new();
+    let retarget = Retarget::new(
+        &m.skeleton,
+        &HumanoidMap::detect(&m.skeleton),
+        skeleton,
+        map,
+    )
+    .context("retargeting the mannequin's clips onto the character")?;
+    let clips = m
+        .clips
+        .iter()
+        .map(|clip| retarget.clip(clip, DEFAULT_SAMPLE_HZ))
+        .collect::<Result<Vec<_>, _>>()
+        .context("retargeting the mannequin's clips onto the character")?;
+    let mut def: plantigrade::graph::GraphDef =
+        ron::from_str(plantigrade::mannequin::DEFAULT_GRAPH_RON)
+            .context("the mannequin's default graph")?;
+    for layer in &mut def.layers {
+        layer.mask = layer
+            .mask
+            .iter()
+            .filter_map(|(name, weight)| {
+                retarget
+                    .target_name(name)
+                    .map(|target| (target.to_owned(), *weight))
+            })
+            .collect();
+    }
+    Ok((clips, def))
 }
 
 /// Loads the rig, finds its bones (explicit or detected, sockets from its skin when it has
@@ -67,12 +125,15 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         None => HumanoidMap::detect(skeleton),
     };
     asset.sockets_from_skin(&mut map);
-    let (clips, _) = add_derived_foot_contacts(
-        skeleton,
-        &map,
-        asset.clips.clone(),
-        &FootContactConfig::default(),
-    );
+    let (own_clips, retargeted_graph) = match files.retarget_from {
+        Some(RetargetSource::Mannequin) => {
+            let (clips, def) = mannequin_retargeted(skeleton, &map)?;
+            (clips, Some(def))
+        }
+        None => (asset.clips.clone(), None),
+    };
+    let (clips, _) =
+        add_derived_foot_contacts(skeleton, &map, own_clips, &FootContactConfig::default());
     // A rig that starts at its pelvis keeps the pelvis's motion in the pose (the character
     // detects it); clips exported with their travel in the pelvis play in place instead.
     let clips = match RootSource::of(skeleton, &map) {
@@ -104,14 +165,16 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         bone_map: settings.bone_map.or_else(|| Some(map.to_names(skeleton))),
         ..settings
     };
-    let graph = match (&files.graph, &files.roles) {
-        (Some(graph_path), _) => {
+    let graph = match (&retargeted_graph, &files.graph, &files.roles) {
+        (Some(def), _, _) => GraphAsset::from_def(def, skeleton, clips)
+            .context("the mannequin's default graph on the character")?,
+        (None, Some(graph_path), _) => {
             let source = std::fs::read_to_string(graph_path)
                 .with_context(|| format!("reading the graph {}", graph_path.display()))?;
             GraphAsset::from_ron(&source, skeleton, clips)
                 .with_context(|| format!("the graph {}", graph_path.display()))?
         }
-        (None, Some(roles_path)) => {
+        (None, None, Some(roles_path)) => {
             let text = std::fs::read_to_string(roles_path)
                 .with_context(|| format!("reading the role map {}", roles_path.display()))?;
             let roles = ClipRoles::from_ron(&text)
@@ -131,8 +194,8 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
             GraphAsset::from_def(&generated.def, skeleton, clips)
                 .with_context(|| format!("the graph generated from {}", roles_path.display()))?
         }
-        (None, None) => anyhow::bail!(
-            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig) or --graph G.ron"
+        (None, None, None) => anyhow::bail!(
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, or --retarget-from mannequin (the built-in clips on the rig)"
         ),
     };
     let name = file.file_stem().map_or_else(
@@ -457,6 +520,68 @@ mod tests {
                 );
             }
         }
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
+    }
+
+    /// `--retarget-from mannequin` on the mannequin's own file: its clips retargeted onto
+    /// the same rig (resampled at 60 Hz), with the default graph over them, run as the
+    /// built-in character does.
+    #[test]
+    fn the_mannequin_retargeted_onto_itself_runs_as_the_built_in_one() {
+        let files = CharacterFiles {
+            graph: None,
+            retarget_from: Some(RetargetSource::Mannequin),
+            ..mannequin_files()
+        };
+        let actor = load_actor(&files).unwrap();
+        assert_eq!(actor.graph.clips().len(), Mannequin::new().clips.len());
+        let course = Course::default_course();
+        let names = ["stairs_up_15cm_walk".to_string(), "flat_run".to_string()];
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
+        assert!(parse_retarget_source("ual.glb").is_err());
+        assert_eq!(
+            parse_retarget_source("mannequin"),
+            Ok(RetargetSource::Mannequin)
+        );
+    }
+
+    /// UAL, a rig of another family (Rigify names, its own bone axes and rest pose),
+    /// walking the mannequin's retargeted clips up and down stairs and a ramp: it meets
+    /// the bar the mannequin sets on the same runs.
+    #[test]
+    fn ual_walks_the_stairs_on_the_mannequins_retargeted_clips() {
+        let Some(ual) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+            return;
+        };
+        let actor = load_actor(&CharacterFiles {
+            file: ual,
+            retarget_from: Some(RetargetSource::Mannequin),
+            ..Default::default()
+        })
+        .unwrap();
+        let course = Course::default_course();
+        let names: Vec<String> = [
+            "stairs_up_20cm_walk",
+            "stairs_down_20cm_walk",
+            "ramp_30_up_walk",
+            "flat_run",
+        ]
+        .map(String::from)
+        .to_vec();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
         let rows = judge(&theirs, &ours, actor.scale);
         assert!(
             rows.iter().all(CharacterRow::pass),

@@ -184,6 +184,17 @@ struct CharacterArgs {
     /// The character's graph over its clips (RON `GraphDef`), in place of `--roles`.
     #[arg(long, value_name = "G.ron", requires = "character")]
     graph: Option<PathBuf>,
+    /// Play another rig's clips on the character, retargeted through both bone maps:
+    /// `mannequin` (the built-in clips and default graph; the rig's own clips are not
+    /// used).
+    #[arg(
+        long,
+        value_name = "mannequin",
+        requires = "character",
+        conflicts_with_all = ["graph", "roles"],
+        value_parser = character::parse_retarget_source
+    )]
+    retarget_from: Option<character::RetargetSource>,
     /// The character's settings (RON `CharacterSettings`), used as they are; by default
     /// the built-in settings scaled to the rig's leg length.
     #[arg(long, value_name = "S.ron", requires = "character")]
@@ -200,6 +211,7 @@ impl CharacterArgs {
             bone_map: self.bone_map.clone(),
             graph: self.graph.clone(),
             settings: self.settings.clone(),
+            retarget_from: self.retarget_from,
         })
     }
 

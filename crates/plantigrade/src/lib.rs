@@ -58,6 +58,7 @@ pub mod math;
 pub mod motion;
 pub mod pose;
 pub mod prelude;
+pub mod retarget;
 pub mod rig_scale;
 pub mod settings;
 pub mod skeleton;

@@ -1,0 +1,427 @@
+//! Retargeting (issue 22, item 2): clips authored for one humanoid rig played on another,
+//! joints matched through the two rigs' humanoid bone maps.
+//!
+//! Each clip is resampled at a fixed rate. At every sample the source's pose is taken to
+//! model space, and each mapped target joint is given the turn its source joint has made
+//! from its own rest pose, in model space, on top of the target joint's rest (so the two
+//! rigs may point their bones along any local axes). The rigs' model frames are matched
+//! first: each rig's left (left thigh minus right thigh), up and forward, from its rest
+//! pose. Joints the map does not cover keep their rest pose relative to their parent.
+//! The pelvis moves as the source's does, scaled by the ratio of leg lengths, and so do
+//! the clip's authored velocity; curves (`FootContact_*`) and events carry over as they
+//! are. Foot IK then cleans up the contacts.
+//!
+//! Rest postures may differ: each arm bone (shoulder, upper arm, forearm) is first turned
+//! so its rest points the way its source's rest points (an A-pose arm raised to a
+//! T-pose's), then turned as the source's turns. The legs, spine, neck and head are not:
+//! their rests stand upright on any humanoid.
+
+use glam::{Affine3A, Mat3, Quat, Vec3};
+
+use crate::bone_map::{HumanoidMap, Side};
+use crate::clip::{Clip, ClipError, FloatCurve, JointTracks, Track};
+use crate::pose::Pose;
+use crate::skeleton::{Skeleton, Transform};
+
+/// Why two rigs cannot be retargeted between.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetError {
+    #[error("the {rig} rig has no {role} in its bone map")]
+    MissingRole {
+        rig: &'static str,
+        role: &'static str,
+    },
+    #[error("the {rig} rig's rest pose gives no frame: {why}")]
+    NoFrame {
+        rig: &'static str,
+        why: &'static str,
+    },
+    #[error("clip '{clip}' has {tracks} joint tracks; the source rig has {joints} joints")]
+    JointCount {
+        clip: String,
+        tracks: usize,
+        joints: usize,
+    },
+    #[error("sample rate {0} Hz: it must be a finite number above 0")]
+    SampleRate(f32),
+    #[error(transparent)]
+    Clip(#[from] ClipError),
+}
+
+/// Default rate (Hz) a retargeted clip is resampled at.
+pub const DEFAULT_SAMPLE_HZ: f32 = 60.0;
+
+/// How the joints of one rig (the source) drive another's (the target); see the module
+/// docs. Built once per pair of rigs; [`Retarget::clip`] then converts clips.
+#[derive(Clone, Debug)]
+pub struct Retarget {
+    source: Skeleton,
+    target: Skeleton,
+    /// For each target joint, the source joint driving it (`None`: kept at rest).
+    source_of: Vec<Option<usize>>,
+    /// The source's model frame turned into the target's.
+    frame: Quat,
+    /// Per target joint, the turn (model space) that points its rest bone the way its
+    /// source's rest bone points: an A-pose arm raised to a T-pose one's.
+    rest_fix: Vec<Quat>,
+    /// Target leg length over source leg length.
+    scale: f32,
+    source_pelvis: usize,
+    target_pelvis: usize,
+    source_rest_rotations: Vec<Quat>,
+    source_rest_model: Vec<Affine3A>,
+    target_rest_rotations: Vec<Quat>,
+}
+
+impl Retarget {
+    /// Pairs the joints of `source` and `target` through their bone maps: pelvis, the
+    /// spine (spread over the shorter chain by position along it), neck, head, and per
+    /// side thigh, calf, foot, ball, upper arm, forearm and hand, where both maps have
+    /// them. Both need a pelvis and two thighs and feet (for the frame and the scale).
+    pub fn new(
+        source: &Skeleton,
+        source_map: &HumanoidMap,
+        target: &Skeleton,
+        target_map: &HumanoidMap,
+    ) -> Result<Self, RetargetError> {
+        let source_frame = rest_frame(source, source_map, "source")?;
+        let target_frame = rest_frame(target, target_map, "target")?;
+        let (source_pelvis, source_leg_m) = (source_frame.pelvis, source_frame.leg_m);
+        let (target_pelvis, target_leg_m) = (target_frame.pelvis, target_frame.leg_m);
+        let mut source_of = vec![None; target.num_joints()];
+        for (t, s) in joint_pairs(source, source_map, target, target_map) {
+            source_of[t] = Some(s);
+        }
+        let frame = target_frame.rotation * source_frame.rotation.inverse();
+        let rest_fix = rest_fixes(source, source_map, target, target_map, frame);
+        Ok(Self {
+            source: source.clone(),
+            target: target.clone(),
+            source_of,
+            frame,
+            rest_fix,
+            scale: target_leg_m / source_leg_m,
+            source_pelvis,
+            target_pelvis,
+            source_rest_rotations: model_rotations(source, source.rest_local()),
+            source_rest_model: source.rest_model(),
+            target_rest_rotations: model_rotations(target, target.rest_local()),
+        })
+    }
+
+    /// The source joint driving target joint `joint`, if any.
+    pub fn source_of(&self, joint: usize) -> Option<usize> {
+        self.source_of.get(joint).copied().flatten()
+    }
+
+    /// The target's name for the source joint called `name`, when the maps pair it.
+    pub fn target_name(&self, name: &str) -> Option<&str> {
+        let source = self.source.find(name)?;
+        let target = self.source_of.iter().position(|&s| s == Some(source))?;
+        Some(self.target.name(target))
+    }
+
+    /// Target leg length over source leg length: what the pelvis's moves and the authored
+    /// speeds are scaled by.
+    pub fn scale(&self) -> f32 {
+        self.scale
+    }
+
+    /// `clip` (authored on the source rig) for the target rig, resampled at `sample_hz`.
+    pub fn clip(&self, clip: &Clip, sample_hz: f32) -> Result<Clip, RetargetError> {
+        if !(sample_hz.is_finite() && sample_hz > 0.0) {
+            return Err(RetargetError::SampleRate(sample_hz));
+        }
+        let source_joints = self.source.num_joints();
+        if clip.joint_tracks().len() != source_joints {
+            return Err(RetargetError::JointCount {
+                clip: clip.name().to_owned(),
+                tracks: clip.joint_tracks().len(),
+                joints: source_joints,
+            });
+        }
+        let duration_s = clip.duration_s();
+        let samples = ((duration_s * sample_hz).ceil() as usize).max(1) + 1;
+        let joints = self.target.num_joints();
+        let mut rotations: Vec<Vec<(f32, Quat)>> = vec![Vec::with_capacity(samples); joints];
+        let mut pelvis_positions = Vec::with_capacity(samples);
+        let mut source_pose = Pose::new(source_joints);
+        let mut target_local: Vec<Transform> = self.target.rest_local().to_vec();
+        for k in 0..samples {
+            let time_s = (k as f32 / sample_hz).min(duration_s);
+            clip.sample(time_s, self.source.rest_local(), &mut source_pose)?;
+            self.pose_at(&source_pose, &mut target_local);
+            for (track, local) in rotations.iter_mut().zip(&target_local) {
+                track.push((time_s, local.rotation));
+            }
+            pelvis_positions.push((time_s, target_local[self.target_pelvis].translation));
+        }
+        let tracks = (0..joints)
+            .map(|joint| -> Result<JointTracks, ClipError> {
+                let driven = self.source_of[joint].is_some() || joint == self.target_pelvis;
+                Ok(JointTracks {
+                    rotation: if driven {
+                        Some(Track::linear(rotations[joint].iter().copied())?)
+                    } else {
+                        None
+                    },
+                    translation: if joint == self.target_pelvis {
+                        Some(Track::linear(pelvis_positions.iter().copied())?)
+                    } else {
+                        None
+                    },
+                    scale: None,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut out =
+            Clip::new(clip.name(), Some(duration_s), tracks)?.with_looping(clip.is_looping());
+        for curve in clip.curves() {
+            out = out.with_curve(FloatCurve {
+                name: curve.name.clone(),
+                track: curve.track.clone(),
+            })?;
+        }
+        for event in clip.events() {
+            out = out.with_event(event.name.clone(), event.time_s)?;
+        }
+        if let Some(velocity) = clip.authored_velocity_model_m_s() {
+            out = out.with_authored_velocity(self.frame * velocity * self.scale)?;
+        }
+        Ok(out)
+    }
+
+    /// The target's local pose for one source pose (`target_local` holds the target's
+    /// rest pose on entry, or the last call's result: every driven channel is rewritten).
+    fn pose_at(&self, source_pose: &Pose, target_local: &mut [Transform]) {
+        let source_rotations = model_rotations(&self.source, source_pose.local());
+        let mut target_rotations = vec![Quat::IDENTITY; self.target.num_joints()];
+        let rest = self.target.rest_local();
+        for joint in 0..self.target.num_joints() {
+            let parent = self.target.parent(joint);
+            let parent_rotation = parent.map_or(Quat::IDENTITY, |p| target_rotations[p]);
+            let model_rotation = match self.source_of[joint] {
+                Some(s) => {
+                    // The source joint's turn from its rest, in model space, in the
+                    // target's frame, on top of the target joint's rest.
+                    let turn = source_rotations[s] * self.source_rest_rotations[s].inverse();
+                    (self.frame
+                        * turn
+                        * self.frame.inverse()
+                        * self.rest_fix[joint]
+                        * self.target_rest_rotations[joint])
+                        .normalize()
+                }
+                None => parent_rotation * rest[joint].rotation,
+            };
+            target_rotations[joint] = model_rotation;
+            target_local[joint].rotation = (parent_rotation.inverse() * model_rotation).normalize();
+        }
+        // The pelvis: its rest place plus the source pelvis's move from its own rest, turned
+        // into the target's frame and scaled by leg length; written in its parent's space
+        // (at rest above it, as nothing above the pelvis is driven but it).
+        let source_model = model_affines(&self.source, source_pose.local());
+        let moved = source_model[self.source_pelvis].translation
+            - self.source_rest_model[self.source_pelvis].translation;
+        let target_rest_model = self.target.rest_model();
+        let pelvis_model = Vec3::from(target_rest_model[self.target_pelvis].translation)
+            + self.frame * Vec3::from(moved) * self.scale;
+        let parent_model = self
+            .target
+            .parent(self.target_pelvis)
+            .map_or(Affine3A::IDENTITY, |p| target_rest_model[p]);
+        target_local[self.target_pelvis].translation =
+            parent_model.inverse().transform_point3(pelvis_model);
+    }
+}
+
+/// Model-space rotations of a local pose (scales ignored: they turn nothing).
+fn model_rotations(skeleton: &Skeleton, local: &[Transform]) -> Vec<Quat> {
+    let mut out = vec![Quat::IDENTITY; skeleton.num_joints()];
+    for joint in 0..skeleton.num_joints().min(local.len()) {
+        let parent = skeleton.parent(joint).map_or(Quat::IDENTITY, |p| out[p]);
+        out[joint] = (parent * local[joint].rotation).normalize();
+    }
+    out
+}
+
+/// Model-space transforms of a local pose.
+fn model_affines(skeleton: &Skeleton, local: &[Transform]) -> Vec<Affine3A> {
+    let mut out = vec![Affine3A::IDENTITY; skeleton.num_joints()];
+    for joint in 0..skeleton.num_joints().min(local.len()) {
+        let here = local[joint].to_affine();
+        out[joint] = skeleton.parent(joint).map_or(here, |p| out[p] * here);
+    }
+    out
+}
+
+/// A rig's frame at rest (its left, up and forward as a rotation from model axes), its
+/// pelvis and its leg length (hip to ankle, mean of both sides).
+struct RestFrame {
+    rotation: Quat,
+    pelvis: usize,
+    leg_m: f32,
+}
+
+fn rest_frame(
+    skeleton: &Skeleton,
+    map: &HumanoidMap,
+    rig: &'static str,
+) -> Result<RestFrame, RetargetError> {
+    let missing = |role| RetargetError::MissingRole { rig, role };
+    let pelvis = map.pelvis.ok_or_else(|| missing("pelvis"))?;
+    let legs = [Side::Left, Side::Right].map(|side| map.legs[side.index()]);
+    let [left, right] = legs;
+    let joint = |j: Option<usize>, role| j.ok_or_else(|| missing(role));
+    let (left_thigh, right_thigh) = (
+        joint(left.thigh, "left thigh")?,
+        joint(right.thigh, "right thigh")?,
+    );
+    let (left_foot, right_foot) = (
+        joint(left.foot, "left foot")?,
+        joint(right.foot, "right foot")?,
+    );
+    let at = |j: usize| skeleton.rest_position_model(j);
+    let leg_m =
+        0.5 * (at(left_thigh).distance(at(left_foot)) + at(right_thigh).distance(at(right_foot)));
+    let no_frame = |why| RetargetError::NoFrame { rig, why };
+    if !(leg_m.is_finite() && leg_m > 1e-4) {
+        return Err(no_frame("its thighs and feet are at the same place"));
+    }
+    // Up from the feet to the hips; left across the hips, square to it.
+    let up = (at(left_thigh) + at(right_thigh) - at(left_foot) - at(right_foot))
+        .try_normalize()
+        .ok_or_else(|| no_frame("its hips are not above its feet"))?;
+    let across = at(left_thigh) - at(right_thigh);
+    let left_axis = (across - up * across.dot(up))
+        .try_normalize()
+        .ok_or_else(|| no_frame("its left and right thighs are not side by side"))?;
+    let forward = left_axis.cross(up);
+    // Model axes: +X left, +Y up, +Z forward (forward = left × up).
+    let rotation = Quat::from_mat3(&Mat3::from_cols(left_axis, up, forward)).normalize();
+    Ok(RestFrame {
+        rotation,
+        pelvis,
+        leg_m,
+    })
+}
+
+/// Per target joint, the model-space turn that points its rest bone along its source's
+/// rest bone, for the arms (shoulder, upper arm, forearm, hand), where rest postures
+/// differ most (A-pose, T-pose). A bone points from its joint to the next in the chain;
+/// the hand takes its forearm's turn. Identity elsewhere and where a chain has a gap.
+/// Not the legs: a foot's rest (ankle to ball) is not comparable across rigs of other
+/// ankle heights, and turning it stood the retargeted feet on their toes or heels
+/// (tried: UAL 34 -> 28, KayKit 10 -> 2, Quaternius 28 -> 0 of 36 lab runs at the bar).
+fn rest_fixes(
+    source_skeleton: &Skeleton,
+    source: &HumanoidMap,
+    target_skeleton: &Skeleton,
+    target: &HumanoidMap,
+    frame: Quat,
+) -> Vec<Quat> {
+    let mut fixes = vec![Quat::IDENTITY; target_skeleton.num_joints()];
+    let arm_chain = |map: &HumanoidMap, skeleton: &Skeleton, side: Side| {
+        let arm = map.arms[side.index()];
+        let shoulder = arm
+            .upperarm
+            .and_then(|u| skeleton.parent(u))
+            .filter(|p| !map.roles().into_iter().any(|(_, j)| j == Some(*p)));
+        [shoulder, arm.upperarm, arm.lowerarm, arm.hand]
+    };
+    for side in [Side::Left, Side::Right] {
+        let sc = arm_chain(source, source_skeleton, side);
+        let tc = arm_chain(target, target_skeleton, side);
+        let mut last_fix = None;
+        for k in 0..tc.len() {
+            let (Some(t), Some(s)) = (tc[k], sc[k]) else {
+                last_fix = None;
+                continue;
+            };
+            let next = tc
+                .get(k + 1)
+                .copied()
+                .flatten()
+                .zip(sc.get(k + 1).copied().flatten());
+            let fix = match next {
+                Some((t_next, s_next)) => {
+                    let along = |skeleton: &Skeleton, a: usize, b: usize| {
+                        (skeleton.rest_position_model(b) - skeleton.rest_position_model(a))
+                            .try_normalize()
+                    };
+                    let target_dir = along(target_skeleton, t, t_next).map(|d| frame.inverse() * d);
+                    let source_dir = along(source_skeleton, s, s_next);
+                    target_dir.zip(source_dir).map(|(from, to)| {
+                        frame * Quat::from_rotation_arc(from, to) * frame.inverse()
+                    })
+                }
+                None => last_fix,
+            };
+            if let Some(fix) = fix {
+                fixes[t] = fix;
+            }
+            last_fix = fix;
+        }
+    }
+    fixes
+}
+
+/// (target joint, source joint) for every role both maps have; the spine spread by
+/// position along the shorter chain; and the joint each arm hangs from.
+fn joint_pairs(
+    source_skeleton: &Skeleton,
+    source: &HumanoidMap,
+    target_skeleton: &Skeleton,
+    target: &HumanoidMap,
+) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    let mut pair = |t: Option<usize>, s: Option<usize>| {
+        if let (Some(t), Some(s)) = (t, s) {
+            pairs.push((t, s));
+        }
+    };
+    pair(target.pelvis, source.pelvis);
+    pair(target.neck, source.neck);
+    pair(target.head, source.head);
+    for side in [Side::Left, Side::Right] {
+        let (t, s) = (target.legs[side.index()], source.legs[side.index()]);
+        pair(t.thigh, s.thigh);
+        pair(t.calf, s.calf);
+        pair(t.foot, s.foot);
+        pair(t.ball, s.ball);
+        let (t, s) = (target.arms[side.index()], source.arms[side.index()]);
+        pair(t.upperarm, s.upperarm);
+        pair(t.lowerarm, s.lowerarm);
+        pair(t.hand, s.hand);
+    }
+    // The joint an arm hangs from (a clavicle, a shoulder) when the map leaves it out:
+    // paired too, or the arms' shrug and swing from the shoulder would be lost.
+    let shoulder = |skeleton: &Skeleton, map: &HumanoidMap, side: Side| {
+        let parent = skeleton.parent(map.arms[side.index()].upperarm?)?;
+        let mapped = map.roles().into_iter().any(|(_, j)| j == Some(parent));
+        (!mapped).then_some(parent)
+    };
+    for side in [Side::Left, Side::Right] {
+        pair(
+            shoulder(target_skeleton, target, side),
+            shoulder(source_skeleton, source, side),
+        );
+    }
+    let (ts, ss) = (&target.spine, &source.spine);
+    if !ts.is_empty() && !ss.is_empty() {
+        for (k, &t) in ts.iter().enumerate() {
+            // Position along the chain, 0 at its base and 1 at its top.
+            let along = if ts.len() > 1 {
+                k as f32 / (ts.len() - 1) as f32
+            } else {
+                1.0
+            };
+            let s = (along * (ss.len() - 1) as f32).round() as usize;
+            pair(Some(t), ss.get(s).copied());
+        }
+    }
+    pairs
+}
+
+#[cfg(all(test, feature = "mannequin"))]
+mod tests;
