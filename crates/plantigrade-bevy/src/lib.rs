@@ -524,6 +524,7 @@ impl PlantigradeWorld<'_, '_> {
     /// exactly one rapier context; avian: no avian physics plugins).
     pub fn with_physics<T>(&self, f: impl FnOnce(&dyn CharacterPhysics) -> T) -> Option<T> {
         let backend = self.backend.as_deref().copied().unwrap_or_default();
+        // (A backend built without its feature has `()` here, read by neither arm.)
         let _ = (&self.config, &self.rapier, &self.avian);
         match backend {
             #[cfg(feature = "rapier")]

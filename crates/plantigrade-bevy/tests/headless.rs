@@ -928,3 +928,22 @@ fn setting_the_entitys_transform_teleports_the_character(backend: PhysicsBackend
     let transform = app.world().get::<Transform>(character).unwrap();
     assert!(transform.translation.distance(c.feet_world()) < 1e-5);
 }
+
+/// The plugin on avian without avian's physics plugins: no panic, no character ticks, and
+/// the world lent to a game's systems is `None`.
+#[cfg(feature = "avian")]
+#[test]
+fn avian_without_its_physics_plugins_ticks_nothing_and_does_not_panic() {
+    let course = Course::default_course();
+    let mut app = App::new();
+    app.add_plugins((MinimalPlugins, TransformPlugin));
+    let (mut app, character) = finish_app(app, PhysicsBackend::Avian, &course, "flat", walk);
+    for _ in 0..10 {
+        app.update();
+    }
+    let pc = app.world().get::<PlantigradeCharacter>(character).unwrap();
+    assert_eq!(pc.ticks(), 0);
+    let mut state = SystemState::<PlantigradeWorld>::new(app.world_mut());
+    let world = state.get(app.world()).unwrap();
+    assert!(world.with_physics(|_| ()).is_none());
+}

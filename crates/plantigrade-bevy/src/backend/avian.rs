@@ -303,11 +303,19 @@ impl SpatialQueries for AvianQueries<'_, '_, '_> {
 }
 
 /// The tick's movement stage on avian's world.
+/// Without avian's physics plugins (no collider trees) no character ticks, with a warning.
 fn move_characters(
     time: Res<Time>,
-    mut avian: AvianParams,
+    avian: Option<AvianParams>,
     mut characters: crate::MovingCharacters,
 ) {
+    let Some(mut avian) = avian else {
+        warn_once!(
+            "plantigrade: the plugin runs on avian but avian's PhysicsPlugins are not added; \
+             no character ticks"
+        );
+        return;
+    };
     let dt_s = time.delta_secs();
     avian.with_physics(|world, ready| {
         crate::move_characters_on(world, ready, dt_s, &mut characters);
@@ -316,10 +324,11 @@ fn move_characters(
 
 /// The tick's procedural stage on avian's world, then the tick's messages.
 fn finish_characters(
-    mut avian: AvianParams,
+    avian: Option<AvianParams>,
     mut characters: Query<(Entity, &mut crate::PlantigradeCharacter)>,
     mut writers: Writers,
 ) {
+    let Some(mut avian) = avian else { return };
     avian.with_physics(|world, _| {
         crate::finish_characters_on(world, &mut characters, &mut writers);
     });
