@@ -9,12 +9,13 @@
 //! - The excluded [`BodyId`] is the character's capsule entity, put in the avian filter's
 //!   excluded entities. Sensors are never hit (as rapier's filter excludes them).
 //! - Casts are avian's own: solid rays, and shape casts that stop at penetration with the
-//!   contact computed there (`ShapeCastConfig`'s defaults), which is what the core's
+//!   contact computed there, which is what the core's
 //!   `cast_capsule` asks (a capsule starting in contact hits at distance 0) and what the
 //!   rapier backend passes to rapier.
 //! - Mover: the core's query-only [`QueryMover`]. avian 0.7's `MoveAndSlide` slides but
 //!   neither climbs steps, snaps to ground nor applies slope limits, which the character
-//!   needs (SPEC MOVE-7); see the crate README for the two measured side by side.
+//!   needs (SPEC MOVE-7); the `backends_side_by_side` example measures the two (see the
+//!   repository README, "Pick a physics backend").
 //!
 //! Queries read avian's collider trees as its last physics step left them (the plugin
 //! runs before avian's schedule), as the rapier backend reads rapier's.
