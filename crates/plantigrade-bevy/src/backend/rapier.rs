@@ -214,3 +214,33 @@ impl CharacterMover for RapierBackend<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_plugin_config_defaults_are_the_rapier_controllers() {
+        let rapier = ControllerConfig::default();
+        let config = PlantigradeConfig::default();
+        assert_eq!(controller(&config), rapier);
+        assert_eq!(
+            config.autostep_onto_dynamic_bodies,
+            rapier.autostep_include_dynamic_bodies
+        );
+        assert_eq!(config.normal_nudge_m, rapier.normal_nudge_m);
+    }
+
+    #[test]
+    fn a_bad_nudge_falls_back_to_the_default() {
+        for nudge in [f32::NAN, -1.0, f32::INFINITY] {
+            let config = PlantigradeConfig {
+                autostep_onto_dynamic_bodies: true,
+                normal_nudge_m: nudge,
+            };
+            let c = controller(&config);
+            assert_eq!(c.normal_nudge_m, ControllerConfig::default().normal_nudge_m);
+            assert!(c.autostep_include_dynamic_bodies);
+        }
+    }
+}
