@@ -2,13 +2,17 @@
 //! and a few AI characters walking the stairs and ramps, with the debug gizmos a key away.
 //!
 //! `cargo run --release -p plantigrade-bevy --features playground --example playground`
+//! runs on bevy_rapier3d; on avian3d:
+//! `cargo run --release -p plantigrade-bevy --no-default-features --features avian,playground --example playground`
+//! (or `--backend avian` with both features on).
 //!
 //! Keys: WASD move (camera-relative), X walk/run, Shift sprint, Space jump, C crouch,
 //! left mouse drag orbits the camera, wheel zooms, right mouse aims at the cursor;
 //! F1 / F2 / F3 foot IK predictive / classic / off, F4 pelvis tilt on/off, G gizmos,
 //! P pause. A gamepad's left stick moves, its buttons jump (South) and crouch (East).
 //!
-//! Flags: `--autopilot` walks the player along a scripted route; `--gizmos` starts with
+//! Flags: `--backend rapier|avian` picks the physics (default: rapier when its feature is
+//! on); `--autopilot` walks the player along a scripted route; `--gizmos` starts with
 //! the debug gizmos on; `--screenshot FILE`
 //! saves a PNG after `--frames N` frames (default 240) and exits; `--frames N` alone exits
 //! after N frames. With either, every frame is exactly 1/60 s of game time, so the same
@@ -29,7 +33,6 @@ use bevy::prelude::*;
 use bevy::render::view::screenshot::{save_to_disk, Screenshot, ScreenshotCaptured};
 use bevy::time::TimeUpdateStrategy;
 use bevy::window::{PrimaryWindow, WindowResolution};
-use bevy_rapier3d::prelude::{Collider, NoUserData, RapierPhysicsPlugin};
 use plantigrade::character::Character;
 use plantigrade::graph::{GraphAsset, MachineId};
 use plantigrade::mannequin::Mannequin;
@@ -37,7 +40,7 @@ use plantigrade::motion::{direction_to_yaw, shape_input, InputConfig, InputDevic
 use plantigrade::settings::CharacterSettings;
 use plantigrade_bevy::render::{MannequinBody, PlantigradeGizmos, PlantigradeRenderPlugin};
 use plantigrade_bevy::{
-    spawn_character, CharacterIntent, CharacterToggles, FootIkChoice, LookTarget,
+    spawn_character, CharacterIntent, CharacterToggles, FootIkChoice, LookTarget, PhysicsBackend,
     PlantigradeCharacter, PlantigradePlugin, PlantigradeSettings, PlantigradeSystems,
 };
 use plantigrade_course::{Course, Role, SolidShape};
@@ -69,6 +72,7 @@ fn main() {
         return;
     }
     let mut app = App::new();
+    let backend = options.backend;
     app.add_plugins(DefaultPlugins.set(WindowPlugin {
         primary_window: Some(Window {
             title: "plantigrade playground".into(),
@@ -76,10 +80,10 @@ fn main() {
             ..default()
         }),
         ..default()
-    }))
-    .add_plugins(RapierPhysicsPlugin::<NoUserData>::default().in_fixed_schedule())
-    .add_plugins((
-        PlantigradePlugin::default(),
+    }));
+    common::add_physics(&mut app, backend);
+    app.add_plugins((
+        PlantigradePlugin::default().with_backend(options.backend),
         PlantigradeRenderPlugin::default(),
     ))
     .insert_resource(Time::<Fixed>::from_hz(TICK_HZ))
@@ -126,16 +130,36 @@ struct Options {
     screenshot: Option<PathBuf>,
     /// Frames to run before the screenshot (or before exiting, without one).
     frames: Option<u32>,
+    /// `--backend`: the physics the course and characters live in.
+    backend: PhysicsBackend,
 }
 
 impl Options {
     const USAGE: &str =
-        "usage: playground [--autopilot] [--gizmos] [--screenshot FILE.png] [--frames N]";
+        "usage: playground [--backend rapier|avian] [--autopilot] [--gizmos] [--screenshot FILE.png] [--frames N]";
+    /// A backend whose cargo feature is off.
+    #[allow(dead_code)] // with both features on
+    const NOT_BUILT_IN: &str =
+        "--backend {}: built without its cargo feature (add `--features {}`)";
 
     fn parse(mut args: impl Iterator<Item = String>) -> Result<Self, String> {
         let mut options = Options::default();
         while let Some(arg) = args.next() {
             match arg.as_str() {
+                "--backend" => {
+                    let name = args.next().ok_or("--backend needs rapier or avian")?;
+                    options.backend = match name.as_str() {
+                        #[cfg(feature = "rapier")]
+                        "rapier" => PhysicsBackend::Rapier,
+                        #[cfg(feature = "avian")]
+                        "avian" => PhysicsBackend::Avian,
+                        #[cfg(not(feature = "rapier"))]
+                        "rapier" => return Err(Options::NOT_BUILT_IN.replace("{}", "rapier")),
+                        #[cfg(not(feature = "avian"))]
+                        "avian" => return Err(Options::NOT_BUILT_IN.replace("{}", "avian")),
+                        other => return Err(format!("--backend {other}: rapier or avian")),
+                    };
+                }
                 "--autopilot" => options.autopilot = true,
                 "--gizmos" => options.gizmos = true,
                 "--screenshot" => {
@@ -198,18 +222,19 @@ struct Orbit {
 struct Panel;
 
 fn spawn_course(
+    options: Res<Options>,
     mut commands: Commands,
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
     let course = Course::default_course();
     // Ground between and around the lanes, 2 cm under their floors (no z-fighting).
-    commands.spawn((
+    let mut ground = commands.spawn((
         Mesh3d(meshes.add(Cuboid::new(400.0, 1.0, 400.0))),
         MeshMaterial3d(materials.add(Color::srgb(0.36, 0.42, 0.33))),
         Transform::from_xyz(60.0, -0.52, 20.0),
-        Collider::cuboid(200.0, 0.5, 200.0),
     ));
+    common::insert_box_collider(&mut ground, Vec3::new(200.0, 0.5, 200.0), options.backend);
     // Two tones per lane, alternating solid by solid, so every step's edge reads.
     let tones = [
         [Color::srgb(0.78, 0.76, 0.72), Color::srgb(0.66, 0.64, 0.61)],
@@ -221,10 +246,7 @@ fn spawn_course(
         .collect();
     let obstacle = materials.add(Color::srgb(0.62, 0.34, 0.28));
     let solids = course.solids();
-    for ((transform, collider), (i, solid)) in common::course_colliders(&course)
-        .into_iter()
-        .zip(solids.iter().enumerate())
-    {
+    for (i, solid) in solids.iter().enumerate() {
         let mesh = match &solid.shape {
             SolidShape::Cuboid { half_extents_m, .. } => {
                 Mesh::from(Cuboid::from_size(*half_extents_m * 2.0))
@@ -236,12 +258,12 @@ fn spawn_course(
             Role::Obstacle => obstacle.clone(),
             Role::Ground => palette[solid.section % 2][i % 2].clone(),
         };
-        commands.spawn((
+        let mut entity = commands.spawn((
             Mesh3d(meshes.add(mesh)),
             MeshMaterial3d(material),
-            transform,
-            collider,
+            common::placement(solid),
         ));
+        common::insert_solid_collider(&mut entity, solid, options.backend);
     }
     // Low sun from the front left: treads lit, risers in shade, shadows along the lanes.
     commands.spawn((
@@ -262,7 +284,11 @@ fn spawn_course(
 
 /// A flat-shaded mesh of the convex hull of `points` (a ramp's wedge).
 fn hull_mesh(points: &[Vec3]) -> Mesh {
-    let (vertices, triangles) = bevy_rapier3d::parry::transformation::convex_hull(points);
+    #[cfg(not(feature = "rapier"))]
+    use avian3d::parry::transformation::convex_hull;
+    #[cfg(feature = "rapier")]
+    use bevy_rapier3d::parry::transformation::convex_hull;
+    let (vertices, triangles) = convex_hull(points);
     let centre = vertices.iter().copied().sum::<Vec3>() / vertices.len().max(1) as f32;
     let mut positions = Vec::with_capacity(triangles.len() * 3);
     let mut normals = Vec::with_capacity(triangles.len() * 3);

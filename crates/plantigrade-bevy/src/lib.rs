@@ -1,5 +1,5 @@
-//! plantigrade's character as a Bevy plugin over the game's own `bevy_rapier3d` world (SPEC
-//! ENG-2, ENG-3).
+//! plantigrade's character as a Bevy plugin over the game's own physics world, a
+//! `bevy_rapier3d` or an `avian3d` one (SPEC ENG-2, ENG-3).
 //!
 //! - [`PlantigradePlugin`] runs every character once per run of its schedule
 //!   (`FixedUpdate` by default), in the public sets of [`PlantigradeSystems`]: the game's
@@ -12,8 +12,8 @@
 //!   `Transform` (feet and facing), its capsule collider and every skeleton joint's local
 //!   `Transform`. Bevy's own animation must not drive those joints.
 //! - [`spawn_character`] makes the entities: the character (at its feet, facing its yaw)
-//!   with a kinematic rapier body, its capsule as a child with a normal rapier collider (on
-//!   the `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
+//!   with a kinematic body, its capsule as a child with a capsule collider (on the
+//!   `CHARACTERS` layer), and one entity per joint as a `ChildOf` hierarchy under it.
 //! - [`PlantigradeSettings`]: the character's whole setup (the core's `CharacterSettings`)
 //!   as a reflected component an inspector can edit; an edit applies before the next
 //!   movement stage, and one that cannot work is refused with a warning and set back.
@@ -21,18 +21,26 @@
 //!   a RON graph, a RON bone map), bound by name to a scene's joints when there is one.
 //! - `render` (cargo feature `render`): the built-in mannequin's skinned body, debug
 //!   gizmos and transform interpolation between fixed ticks, for a game with a renderer.
-//! - Physics: the character's queries and moves run on the default rapier context (the
-//!   one marked `DefaultRapierContext`; without it no character ticks) through
-//!   `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
-//!   capsule), with its own capsule excluded. A collider without `CollisionGroups` is on
-//!   every layer, so any level collider is ground. A character waits (does not tick) until
-//!   rapier has taken in its capsule, so the level spawned with it is there on its first
-//!   tick.
+//! - Physics: one backend per cargo feature, both allowed at once; the plugin's constructor
+//!   picks one ([`PhysicsBackend`]). The character's own capsule is excluded from its
+//!   queries; a character waits (does not tick) until the physics world has its capsule,
+//!   so the level spawned with it is there on its first tick.
+//!   - `rapier` (default; `PlantigradePlugin::rapier`, and [`PlantigradePlugin::default`]
+//!     with this feature on): the default rapier context (the one marked
+//!     `DefaultRapierContext`; without it no character ticks) through
+//!     `plantigrade-rapier`'s functions (rapier's `KinematicCharacterController` moves the
+//!     capsule). A collider without `CollisionGroups` is on every layer, so any level
+//!     collider is ground.
+//!   - `avian` (`PlantigradePlugin::avian`, and the default without `rapier`): avian3d's
+//!     `SpatialQuery` (ray and shape casts), with the core's query-only `QueryMover` moving
+//!     the capsule. Layers are avian `LayerMask` bits; a collider without `CollisionLayers`
+//!     is on avian's first layer, plantigrade's `GROUND`, so any level collider is ground.
 //!
 //! Units: metres, seconds, radians; world space is Bevy's (Y up).
 
 pub mod assets;
 mod backend;
+pub use backend::PhysicsBackend;
 pub mod body;
 #[cfg(feature = "render")]
 pub mod render;
@@ -45,33 +53,54 @@ use bevy::ecs::intern::Interned;
 use bevy::ecs::schedule::ScheduleLabel;
 use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
-use bevy_rapier3d::prelude::{
-    Collider, CollisionGroups, Group, PhysicsSet, ReadRapierContext, RigidBody,
-};
 use plantigrade::character::{Character, TickStage};
 use plantigrade::graph::GraphEvent;
 use plantigrade::ik::FootIkMode;
 use plantigrade::motion::{Intent, LandingGrade};
-use plantigrade::world::{BodyId, Capsule, CharacterPhysics, Layers};
-use plantigrade_rapier::ControllerConfig;
+use plantigrade::world::{BodyId, Capsule, CharacterPhysics};
 
-use backend::RapierBackend;
 pub use settings::PlantigradeSettings;
 
 /// The character plugin; see the crate docs. [`PlantigradePlugin::default`] runs in
-/// `FixedUpdate`.
+/// `FixedUpdate` on the default [`PhysicsBackend`] (rapier when the `rapier` feature is on,
+/// else avian).
 #[derive(Debug, Clone)]
 pub struct PlantigradePlugin {
     schedule: Interned<dyn ScheduleLabel>,
+    backend: PhysicsBackend,
 }
 
 impl PlantigradePlugin {
     /// The plugin with its systems in `schedule` (e.g. `FixedUpdate`, or `Update` for a
-    /// variable step; each run ticks every character by that schedule's `Time` delta).
+    /// variable step; each run ticks every character by that schedule's `Time` delta), on
+    /// the default backend.
     pub fn new(schedule: impl ScheduleLabel) -> Self {
         Self {
             schedule: schedule.intern(),
+            backend: PhysicsBackend::default(),
         }
+    }
+
+    /// The plugin in `FixedUpdate` over bevy_rapier3d (feature `rapier`).
+    #[cfg(feature = "rapier")]
+    pub fn rapier() -> Self {
+        Self::default().with_backend(PhysicsBackend::Rapier)
+    }
+
+    /// The plugin in `FixedUpdate` over avian3d (feature `avian`).
+    #[cfg(feature = "avian")]
+    pub fn avian() -> Self {
+        Self::default().with_backend(PhysicsBackend::Avian)
+    }
+
+    /// The same plugin on `backend`.
+    pub fn with_backend(self, backend: PhysicsBackend) -> Self {
+        Self { backend, ..self }
+    }
+
+    /// The backend the characters will live in.
+    pub fn backend(&self) -> PhysicsBackend {
+        self.backend
     }
 }
 
@@ -81,8 +110,9 @@ impl Default for PlantigradePlugin {
     }
 }
 
-/// The plugin's system sets, run in this order in the plugin's schedule, before rapier's
-/// `SyncBackend` when rapier runs in the same schedule.
+/// The plugin's system sets, run in this order in the plugin's schedule, before the
+/// physics step when it runs in the same schedule (rapier's `SyncBackend`, avian's
+/// `PhysicsSystems::First`).
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum PlantigradeSystems {
     /// The game's player-input and AI systems that write [`CharacterIntent`] and
@@ -113,6 +143,8 @@ impl Plugin for PlantigradePlugin {
             .register_type::<SkeletonJoint>()
             .register_type::<PlantigradeConfig>()
             .register_type::<PlantigradeSettings>()
+            .register_type::<PhysicsBackend>()
+            .insert_resource(self.backend)
             .init_resource::<PlantigradeConfig>()
             .add_message::<Footstep>()
             .add_message::<Landed>()
@@ -127,58 +159,45 @@ impl Plugin for PlantigradePlugin {
                     PlantigradeSystems::Procedural,
                     PlantigradeSystems::WriteTransforms,
                 )
-                    .chain()
-                    .before(PhysicsSet::SyncBackend),
+                    .chain(),
             )
             .add_systems(
                 self.schedule,
                 (
-                    settings::apply_settings
-                        .in_set(PlantigradeSystems::Movement)
-                        .before(move_characters),
-                    move_characters.in_set(PlantigradeSystems::Movement),
+                    settings::apply_settings.in_set(PlantigradeSystems::Movement),
                     animate_characters.in_set(PlantigradeSystems::Animation),
-                    finish_characters.in_set(PlantigradeSystems::Procedural),
                     write_transforms.in_set(PlantigradeSystems::WriteTransforms),
                 ),
             );
+        // The movement and procedural stages query the backend's world.
+        match self.backend {
+            #[cfg(feature = "rapier")]
+            PhysicsBackend::Rapier => backend::rapier::add_systems(app, self.schedule),
+            #[cfg(feature = "avian")]
+            PhysicsBackend::Avian => backend::avian::add_systems(app, self.schedule),
+        }
     }
 }
 
-/// Plugin-wide settings of the physics backend (editable in an inspector).
+/// Plugin-wide settings of the rapier backend's character controller (editable in an
+/// inspector). The avian backend's mover (the core's `QueryMover`) has no such settings and
+/// ignores these.
 #[derive(Resource, Reflect, Debug, Clone, Copy, PartialEq)]
 #[reflect(Resource, Default)]
 pub struct PlantigradeConfig {
     /// Whether characters step up onto dynamic bodies. Default false.
     pub autostep_onto_dynamic_bodies: bool,
-    /// A tiny push away from surfaces slid along (m). Default 1e-4.
+    /// A tiny push away from surfaces slid along (m); a bad value falls back to the
+    /// default. Default 1e-4.
     pub normal_nudge_m: f32,
 }
 
 impl Default for PlantigradeConfig {
+    /// `plantigrade_rapier::ControllerConfig`'s defaults (a test checks they agree).
     fn default() -> Self {
-        let c = ControllerConfig::default();
         Self {
-            autostep_onto_dynamic_bodies: c.autostep_include_dynamic_bodies,
-            normal_nudge_m: c.normal_nudge_m,
-        }
-    }
-}
-
-impl PlantigradeConfig {
-    fn controller(&self) -> ControllerConfig {
-        let config = ControllerConfig {
-            autostep_include_dynamic_bodies: self.autostep_onto_dynamic_bodies,
-            normal_nudge_m: self.normal_nudge_m,
-        };
-        // An inspector may type anything: a bad nudge falls back to the default.
-        if config.validate().is_ok() {
-            config
-        } else {
-            ControllerConfig {
-                normal_nudge_m: ControllerConfig::default().normal_nudge_m,
-                ..config
-            }
+            autostep_onto_dynamic_bodies: false,
+            normal_nudge_m: 1.0e-4,
         }
     }
 }
@@ -378,8 +397,10 @@ pub struct StateEntered {
 
 /// Spawns `character` (made with `Character::builder`): the character entity at its feet
 /// and facing, with [`PlantigradeCharacter`], [`PlantigradeSettings`], [`CharacterIntent`],
-/// [`LookTarget`], [`CharacterToggles`] and [`CharacterJoints`]; a kinematic rapier body; a
-/// child with its capsule collider (layer `CHARACTERS`, seeing all layers) and
+/// [`LookTarget`], [`CharacterToggles`] and [`CharacterJoints`]; a kinematic body of the
+/// app's [`PhysicsBackend`] (the one its `PlantigradePlugin` was made with; the default
+/// backend before the plugin is added); a child with its capsule collider (layer
+/// `CHARACTERS`, seeing all layers) and
 /// [`CharacterCapsule`]; and one child entity per skeleton joint, parented as the skeleton
 /// is, each with a `Name`, [`SkeletonJoint`] and its local `Transform`. The character's
 /// queries skip that capsule (its body id is set here). Returns the character entity.
@@ -411,20 +432,24 @@ pub(crate) fn attach_character(
         // The mode it was set up with (the movement stage sets the toggles' mode).
         foot_ik: settings.0.foot_ik.mode.into(),
     };
-    commands.entity(root).insert((
-        root_transform(&character),
-        RigidBody::KinematicPositionBased,
-    ));
+    commands.entity(root).insert(root_transform(&character));
     let capsule_entity = commands
         .spawn((
             Name::new("plantigrade capsule"),
             capsule_transform(capsule),
-            capsule_collider(capsule),
-            CollisionGroups::new(Group::from_bits_retain(Layers::CHARACTERS.0), Group::ALL),
             CharacterCapsule { character: root },
             ChildOf(root),
         ))
         .id();
+    // The body and collider are the backend's: inserted once the commands run, when the
+    // app's backend choice (the plugin's resource) can be read.
+    commands.queue(move |world: &mut World| {
+        let backend = world
+            .get_resource::<PhysicsBackend>()
+            .copied()
+            .unwrap_or_default();
+        backend.insert_body(world, root, capsule_entity, capsule);
+    });
     let local = character.pose().local();
     let mut joints: Vec<Entity> = Vec::with_capacity(skeleton.num_joints());
     for (index, t) in local.iter().enumerate() {
@@ -474,10 +499,6 @@ fn capsule_transform(capsule: Capsule) -> Transform {
     Transform::from_translation(capsule.center_from_feet(Vec3::ZERO))
 }
 
-fn capsule_collider(capsule: Capsule) -> Collider {
-    Collider::capsule_y(capsule.half_height_m, capsule.radius_m)
-}
-
 fn joint_transform(t: &plantigrade::skeleton::Transform) -> Transform {
     Transform {
         translation: t.translation,
@@ -487,52 +508,61 @@ fn joint_transform(t: &plantigrade::skeleton::Transform) -> Transform {
 }
 
 /// The physics world the characters live in, as plantigrade's [`CharacterPhysics`] (the
-/// default rapier context), for a game's own probes with the characters' filters (e.g. an
+/// app's [`PhysicsBackend`]: the default rapier context, or avian's spatial queries with
+/// the core's `QueryMover`), for a game's own probes with the characters' filters (e.g. an
 /// AI's ground check, or a look target picked by a ray).
 #[derive(SystemParam)]
 pub struct PlantigradeWorld<'w, 's> {
-    rapier: ReadRapierContext<'w, 's>,
+    backend: Option<Res<'w, PhysicsBackend>>,
     config: Res<'w, PlantigradeConfig>,
+    rapier: backend::RapierWorldParam<'w, 's>,
+    avian: backend::AvianWorldParam<'w, 's>,
 }
 
 impl PlantigradeWorld<'_, '_> {
-    /// Runs `f` on the world; `None` when there is not exactly one rapier context.
+    /// Runs `f` on the world; `None` when the plugin's backend has no world (rapier: not
+    /// exactly one rapier context; avian: no avian physics plugins).
     pub fn with_physics<T>(&self, f: impl FnOnce(&dyn CharacterPhysics) -> T) -> Option<T> {
-        let context = self.rapier.single().ok()?;
-        let world = RapierBackend {
-            context,
-            controller: self.config.controller(),
-        };
-        Some(f(&world))
+        let backend = self.backend.as_deref().copied().unwrap_or_default();
+        // (A backend built without its feature has `()` here, read by neither arm.)
+        let _ = (&self.config, &self.rapier, &self.avian);
+        match backend {
+            #[cfg(feature = "rapier")]
+            PhysicsBackend::Rapier => {
+                backend::rapier::with_physics(self.rapier.as_ref()?, &self.config, |w, _| f(w))
+            }
+            #[cfg(feature = "avian")]
+            PhysicsBackend::Avian => Some(self.avian.as_ref()?.with_physics(|w, _| f(w))),
+        }
     }
 }
 
-/// The tick's movement stage: intent → collide-and-slide in the rapier world.
+/// The movement stage's view of the characters.
 #[allow(clippy::type_complexity)]
-fn move_characters(
-    time: Res<Time>,
-    rapier: ReadRapierContext,
-    config: Res<PlantigradeConfig>,
-    mut characters: Query<(
+type MovingCharacters<'w, 's> = Query<
+    'w,
+    's,
+    (
         Entity,
-        &mut PlantigradeCharacter,
-        &mut CharacterIntent,
-        &LookTarget,
-        &CharacterToggles,
-        &Transform,
-    )>,
+        &'static mut PlantigradeCharacter,
+        &'static mut CharacterIntent,
+        &'static LookTarget,
+        &'static CharacterToggles,
+        &'static Transform,
+    ),
+>;
+
+/// The tick's movement stage (intent → collide-and-slide) on `world`, for every character
+/// whose capsule the physics world has (`ready`).
+fn move_characters_on(
+    world: &dyn CharacterPhysics,
+    ready: &dyn Fn(Entity) -> bool,
+    dt_s: f32,
+    characters: &mut MovingCharacters,
 ) {
-    let Ok(context) = rapier.single() else {
-        return;
-    };
-    let world = RapierBackend {
-        context,
-        controller: config.controller(),
-    };
-    let dt_s = time.delta_secs();
-    for (entity, mut pc, mut intent, look, toggles, transform) in &mut characters {
+    for (entity, mut pc, mut intent, look, toggles, transform) in characters {
         // Not in the physics world yet (spawned this frame): no tick, so no later stage.
-        if !world.has_collider(pc.capsule_entity) {
+        if !ready(pc.capsule_entity) {
             continue;
         }
         let c = &mut pc.character;
@@ -540,7 +570,7 @@ fn move_characters(
         c.set_look_target(look.target_world);
         c.set_debug_draw(toggles.debug_draw);
         c.set_foot_ik_mode(toggles.foot_ik.into());
-        if let Err(e) = c.tick_movement(dt_s, &intent.to_intent(), &world) {
+        if let Err(e) = c.tick_movement(dt_s, &intent.to_intent(), world) {
             warn!("plantigrade: character {entity} movement failed: {e}");
         }
         intent.jump = false;
@@ -581,26 +611,18 @@ fn animate_characters(mut characters: Query<(Entity, &mut PlantigradeCharacter)>
     });
 }
 
-/// The tick's procedural stage (tilt, landing impact, lean, foot IK, look-at), then the
-/// tick's messages.
-fn finish_characters(
-    rapier: ReadRapierContext,
-    config: Res<PlantigradeConfig>,
-    mut characters: Query<(Entity, &mut PlantigradeCharacter)>,
-    mut writers: Writers,
+/// The tick's procedural stage (tilt, landing impact, lean, foot IK, look-at) on `world`,
+/// then the tick's messages.
+fn finish_characters_on(
+    world: &dyn CharacterPhysics,
+    characters: &mut Query<(Entity, &mut PlantigradeCharacter)>,
+    writers: &mut Writers,
 ) {
-    let Ok(context) = rapier.single() else {
-        return;
-    };
-    let world = RapierBackend {
-        context,
-        controller: config.controller(),
-    };
-    for (entity, mut pc) in &mut characters {
+    for (entity, mut pc) in characters {
         if pc.character.next_stage() != TickStage::Procedural {
             continue;
         }
-        if let Err(e) = pc.character.tick_procedural(&world) {
+        if let Err(e) = pc.character.tick_procedural(world) {
             warn!("plantigrade: character {entity} procedural pass failed: {e}");
         }
         pc.ticks += 1;
@@ -672,6 +694,8 @@ impl Writers<'_> {
 
 #[allow(clippy::type_complexity)]
 fn write_transforms(
+    mut commands: Commands,
+    backend: Res<PhysicsBackend>,
     mut characters: Query<(
         &mut PlantigradeCharacter,
         &CharacterJoints,
@@ -680,7 +704,7 @@ fn write_transforms(
     )>,
     mut joints: Query<&mut Transform, (With<SkeletonJoint>, Without<PlantigradeCharacter>)>,
     mut capsules: Query<
-        (&mut Transform, &mut Collider),
+        &mut Transform,
         (
             With<CharacterCapsule>,
             Without<PlantigradeCharacter>,
@@ -688,13 +712,18 @@ fn write_transforms(
         ),
     >,
 ) {
+    let backend = *backend;
     for (mut pc, joint_entities, mut root, rebase) in &mut characters {
         *root = root_transform(&pc.character);
         let capsule = pc.character.capsule();
         if capsule != pc.collider_capsule {
-            if let Ok((mut t, mut collider)) = capsules.get_mut(pc.capsule_entity) {
+            if let Ok(mut t) = capsules.get_mut(pc.capsule_entity) {
                 *t = capsule_transform(capsule);
-                *collider = capsule_collider(capsule);
+                // The backend's collider, changed in place before the physics step.
+                let capsule_entity = pc.capsule_entity;
+                commands.queue(move |world: &mut World| {
+                    backend.resize_collider(world, capsule_entity, capsule);
+                });
             }
             pc.collider_capsule = capsule;
         }

@@ -5,7 +5,9 @@
 //! walks the flat lane and the 20 cm stairs of the test course; its joints bind to a
 //! hand-built named hierarchy (with an armature node above the skeleton root) without
 //! duplicates or a doubled armature transform; malformed and missing files are reported on
-//! the entity and leave it inert.
+//! the entity and leave it inert. On the rapier backend: file loading does not touch the
+//! physics backend, which `headless.rs` tests on each.
+#![cfg(feature = "rapier")]
 
 mod common;
 

@@ -6,7 +6,7 @@
 //! character, and characters and joints are interpolated between fixed ticks.
 //!
 //! `cargo test -p plantigrade-bevy --features render --test render`
-#![cfg(feature = "render")]
+#![cfg(all(feature = "render", feature = "rapier"))]
 
 use std::sync::Arc;
 use std::time::Duration;
