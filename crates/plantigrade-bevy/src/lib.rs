@@ -700,24 +700,37 @@ fn write_transforms(
         &mut PlantigradeCharacter,
         &CharacterJoints,
         &mut Transform,
+        &mut GlobalTransform,
+        Option<&ChildOf>,
         Option<&assets::JointRebase>,
     )>,
     mut joints: Query<&mut Transform, (With<SkeletonJoint>, Without<PlantigradeCharacter>)>,
     mut capsules: Query<
-        &mut Transform,
+        (&mut Transform, &mut GlobalTransform),
         (
             With<CharacterCapsule>,
             Without<PlantigradeCharacter>,
             Without<SkeletonJoint>,
         ),
     >,
+    parents: Query<&GlobalTransform, (Without<PlantigradeCharacter>, Without<CharacterCapsule>)>,
 ) {
     let backend = *backend;
-    for (mut pc, joint_entities, mut root, rebase) in &mut characters {
+    for (mut pc, joint_entities, mut root, mut root_global, child_of, rebase) in &mut characters {
         *root = root_transform(&pc.character);
+        // The body's and the collider's GlobalTransform too, now: with two fixed ticks in
+        // a frame, rapier reads them before Bevy propagates again (its own propagation in
+        // the fixed schedule does not see this change), moved the body back where it was
+        // and wrote that into the Transform, which read as the game teleporting the
+        // character back: it walked 0.05 m in 2 s.
+        let parent_global = child_of
+            .and_then(|c| parents.get(c.parent()).ok())
+            .copied()
+            .unwrap_or_default();
+        *root_global = parent_global.mul_transform(*root);
         let capsule = pc.character.capsule();
-        if capsule != pc.collider_capsule {
-            if let Ok(mut t) = capsules.get_mut(pc.capsule_entity) {
+        if let Ok((mut t, mut global)) = capsules.get_mut(pc.capsule_entity) {
+            if capsule != pc.collider_capsule {
                 *t = capsule_transform(capsule);
                 // The backend's collider, changed in place before the physics step.
                 let capsule_entity = pc.capsule_entity;
@@ -725,8 +738,9 @@ fn write_transforms(
                     backend.resize_collider(world, capsule_entity, capsule);
                 });
             }
-            pc.collider_capsule = capsule;
+            *global = root_global.mul_transform(*t);
         }
+        pc.collider_capsule = capsule;
         let model = pc.character.model_pose().joints_model();
         for (index, (t, &joint)) in pc
             .character
