@@ -664,14 +664,9 @@ fn same_inputs_give_bit_identical_results() {
     assert_eq!(a, run());
 }
 
-#[test]
-fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
-    // A rig half the mannequin's size (KayKit's, 0.46x by leg length: radius 0.14 m, its
-    // bottom sphere lower than a 20 cm riser) walking 0.8 m/s. rapier's autostep carried it
-    // over the tread only by what was left of a tick's move, the snap took it back down,
-    // and the character stalled 3.6 s at a riser. Every rate, starts across a tread.
-    let (course, world) = setup();
-    let small = Capsule {
+/// KayKit's capsule and step width (0.46 of the mannequin's, by leg length).
+fn kaykit_capsule() -> (Capsule, MoveLimits) {
+    let capsule = Capsule {
         radius_m: 0.3 * 0.46,
         half_height_m: 0.6 * 0.46,
     };
@@ -679,6 +674,17 @@ fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
         step_min_width_m: 0.15 * 0.46,
         ..MoveLimits::default()
     };
+    (capsule, limits)
+}
+
+#[test]
+fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
+    // A rig half the mannequin's size (KayKit's, 0.46x by leg length: radius 0.14 m, its
+    // bottom sphere lower than a 20 cm riser) walking 0.8 m/s. rapier's autostep carried it
+    // over the tread only by what was left of a tick's move, the snap took it back down,
+    // and the character stalled 3.6 s at a riser. Every rate, starts across a tread.
+    let (course, world) = setup();
+    let (small, limits) = kaykit_capsule();
     let section = course.section("stairs_20cm").unwrap();
     let speed_m_s = 0.8;
     let mut stalls = Vec::new();
@@ -735,14 +741,7 @@ fn a_small_capsule_climbing_stairs_never_leaves_the_ground() {
     // tread, one run (20 cm, 60 Hz, 0.8 m/s, +21 cm) still finds no floor for a tick.
     const LAST_RISER_Z: f32 = 3.0 + 7.0 * 0.28 - 0.05;
     let (course, world) = setup();
-    let small = Capsule {
-        radius_m: 0.3 * 0.46,
-        half_height_m: 0.6 * 0.46,
-    };
-    let limits = MoveLimits {
-        step_min_width_m: 0.15 * 0.46,
-        ..MoveLimits::default()
-    };
+    let (small, limits) = kaykit_capsule();
     let mut airborne = Vec::new();
     for name in ["stairs_15cm", "stairs_20cm"] {
         let section = course.section(name).unwrap();
