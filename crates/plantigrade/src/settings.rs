@@ -424,6 +424,7 @@ mod reflect_tests {
                 joint: Some("root".into()),
                 ..Default::default()
             }),
+            lod_culled_joints: vec!["index_01_l".into(), "thumb_01_l".into()],
             ..Default::default()
         };
         // Every top-level field by name.
@@ -438,6 +439,7 @@ mod reflect_tests {
                 "tilt",
                 "look_at",
                 "lod",
+                "lod_culled_joints",
                 "lean",
                 "impact",
                 "query_layers",
@@ -461,6 +463,7 @@ mod reflect_tests {
             "bone_map.0.foot_sockets_l.0.ball_foot_local.z",
             "root_motion.0.joint.0",
             "root_motion.0.yaw",
+            "lod_culled_joints[1]",
         ] {
             assert!(
                 leaves.iter().any(|l| l == expected),
