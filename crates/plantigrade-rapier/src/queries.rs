@@ -91,12 +91,9 @@ pub fn cast_ray(
 
 /// The rapier shape of an upright capsule, or `None` for a non-finite or non-positive size.
 pub fn capsule_shape(capsule: Capsule) -> Option<CapsuleShape> {
-    let ok = capsule.radius_m.is_finite()
-        && capsule.radius_m > 0.0
-        && capsule.half_height_m.is_finite()
-        && capsule.half_height_m >= 0.0
-        && capsule.height_m() <= MAX_QUERY_DISTANCE_M;
-    ok.then(|| CapsuleShape::new_y(capsule.half_height_m, capsule.radius_m))
+    capsule
+        .is_usable(MAX_QUERY_DISTANCE_M)
+        .then(|| CapsuleShape::new_y(capsule.half_height_m, capsule.radius_m))
 }
 
 /// First hit of `capsule` (centred at `center`) swept along `direction` up to

@@ -101,6 +101,16 @@ impl Capsule {
         2.0 * (self.half_height_m + self.radius_m)
     }
 
+    /// A capsule a query or a mover can use: finite, a positive radius, a half height of
+    /// 0 or more, and no taller than `max_height_m`.
+    pub fn is_usable(&self, max_height_m: f32) -> bool {
+        self.radius_m.is_finite()
+            && self.radius_m > 0.0
+            && self.half_height_m.is_finite()
+            && self.half_height_m >= 0.0
+            && self.height_m() <= max_height_m
+    }
+
     /// Centre of the capsule standing with its bottom at `feet_world`.
     pub fn center_from_feet(&self, feet_world: Vec3) -> Vec3 {
         feet_world + Vec3::Y * (self.half_height_m + self.radius_m)

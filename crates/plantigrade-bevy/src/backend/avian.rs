@@ -266,12 +266,7 @@ impl SpatialQueries for AvianQueries<'_, '_, '_> {
         max_distance_m: f32,
         filter: QueryFilter,
     ) -> Option<RayHit> {
-        let capsule_ok = capsule.radius_m.is_finite()
-            && capsule.radius_m > 0.0
-            && capsule.half_height_m.is_finite()
-            && capsule.half_height_m >= 0.0
-            && capsule.height_m() <= MAX_QUERY_DISTANCE_M;
-        if !capsule_ok || !finite_point(center) {
+        if !capsule.is_usable(MAX_QUERY_DISTANCE_M) || !finite_point(center) {
             return None;
         }
         let (direction, max_distance_m) = ray_params(direction, max_distance_m)?;

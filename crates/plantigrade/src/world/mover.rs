@@ -454,12 +454,7 @@ pub fn move_capsule<Q: SpatialQueries + ?Sized>(queries: &Q, request: &MoveReque
         dt_s,
         filter,
     } = *request;
-    let capsule_ok = capsule.radius_m.is_finite()
-        && capsule.radius_m > 0.0
-        && capsule.half_height_m.is_finite()
-        && capsule.half_height_m >= 0.0
-        && capsule.height_m() <= MAX_MOVE_M;
-    let usable = capsule_ok
+    let usable = capsule.is_usable(MAX_MOVE_M)
         && limits.validate().is_ok()
         && feet.is_finite()
         && feet.abs().max_element() <= MAX_COORDINATE_M
