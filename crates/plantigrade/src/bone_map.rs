@@ -666,6 +666,14 @@ impl HumanoidMap {
         self
     }
 
+    /// Every joint the map found a role for (each once per role it has).
+    pub fn joints(&self) -> Vec<usize> {
+        self.roles()
+            .into_iter()
+            .filter_map(|(_, joint)| joint)
+            .collect()
+    }
+
     /// Every role with the joint found for it (or `None`), in a fixed order, for reports.
     pub fn roles(&self) -> Vec<(String, Option<usize>)> {
         let mut roles = vec![("pelvis".to_string(), self.pelvis)];

@@ -45,11 +45,7 @@ pub const MAX_GRAPH_EVERY_TICKS: u32 = 8;
 /// (fingers) and the twist bones (a name with "twist" in it), leaving out any joint that
 /// is, or holds up, a bone of `bones`. In skeleton order.
 pub fn suggested_culled_joints(skeleton: &Skeleton, bones: &HumanoidMap) -> Vec<String> {
-    let mapped: Vec<usize> = bones
-        .roles()
-        .into_iter()
-        .filter_map(|(_, joint)| joint)
-        .collect();
+    let mapped = bones.joints();
     let hands: Vec<usize> = bones.arms.iter().filter_map(|arm| arm.hand).collect();
     (0..skeleton.num_joints())
         .filter(|&joint| {

@@ -71,6 +71,7 @@ pub struct Retarget {
     source_rest_rotations: Vec<Quat>,
     source_rest_model: Vec<Affine3A>,
     target_rest_rotations: Vec<Quat>,
+    target_rest_model: Vec<Affine3A>,
 }
 
 impl Retarget {
@@ -106,6 +107,7 @@ impl Retarget {
             source_rest_rotations: model_rotations(source, source.rest_local()),
             source_rest_model: source.rest_model(),
             target_rest_rotations: model_rotations(target, target.rest_local()),
+            target_rest_model: target.rest_model(),
         })
     }
 
@@ -223,7 +225,7 @@ impl Retarget {
         let source_model = model_affines(&self.source, source_pose.local());
         let moved = source_model[self.source_pelvis].translation
             - self.source_rest_model[self.source_pelvis].translation;
-        let target_rest_model = self.target.rest_model();
+        let target_rest_model = &self.target_rest_model;
         let pelvis_model = Vec3::from(target_rest_model[self.target_pelvis].translation)
             + self.frame * Vec3::from(moved) * self.scale;
         let parent_model = self
@@ -323,11 +325,12 @@ fn rest_fixes(
     let mut fixes = vec![Quat::IDENTITY; target_skeleton.num_joints()];
     let arm_chain = |map: &HumanoidMap, skeleton: &Skeleton, side: Side| {
         let arm = map.arms[side.index()];
-        let shoulder = arm
-            .upperarm
-            .and_then(|u| skeleton.parent(u))
-            .filter(|p| !map.roles().into_iter().any(|(_, j)| j == Some(*p)));
-        [shoulder, arm.upperarm, arm.lowerarm, arm.hand]
+        [
+            shoulder(skeleton, map, side),
+            arm.upperarm,
+            arm.lowerarm,
+            arm.hand,
+        ]
     };
     for side in [Side::Left, Side::Right] {
         let sc = arm_chain(source, source_skeleton, side);
@@ -394,13 +397,8 @@ fn joint_pairs(
         pair(t.lowerarm, s.lowerarm);
         pair(t.hand, s.hand);
     }
-    // The joint an arm hangs from (a clavicle, a shoulder) when the map leaves it out:
-    // paired too, or the arms' shrug and swing from the shoulder would be lost.
-    let shoulder = |skeleton: &Skeleton, map: &HumanoidMap, side: Side| {
-        let parent = skeleton.parent(map.arms[side.index()].upperarm?)?;
-        let mapped = map.roles().into_iter().any(|(_, j)| j == Some(parent));
-        (!mapped).then_some(parent)
-    };
+    // The joint an arm hangs from: paired too, or the arms' shrug and swing from the
+    // shoulder would be lost.
     for side in [Side::Left, Side::Right] {
         pair(
             shoulder(target_skeleton, target, side),
@@ -425,3 +423,9 @@ fn joint_pairs(
 
 #[cfg(all(test, feature = "mannequin"))]
 mod tests;
+
+/// The joint `side`'s arm hangs from (a clavicle, a shoulder), when the map leaves it out.
+fn shoulder(skeleton: &Skeleton, map: &HumanoidMap, side: Side) -> Option<usize> {
+    let parent = skeleton.parent(map.arms[side.index()].upperarm?)?;
+    (!map.joints().contains(&parent)).then_some(parent)
+}

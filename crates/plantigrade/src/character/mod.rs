@@ -97,11 +97,7 @@ fn resolve_culled_joints(
     names: &[String],
 ) -> Result<Vec<usize>, CharacterError> {
     let skeleton = graph.asset().skeleton();
-    let mapped: Vec<usize> = bones
-        .roles()
-        .into_iter()
-        .filter_map(|(_, joint)| joint)
-        .collect();
+    let mapped = bones.joints();
     let mut joints = Vec::with_capacity(names.len());
     for name in names {
         let refuse = |why| CharacterError::CulledJoint {
