@@ -16,10 +16,8 @@ use rapier3d::parry::query::ShapeCastOptions;
 use rapier3d::parry::shape::Capsule as CapsuleShape;
 use rapier3d::pipeline::{QueryFilter as RapierFilter, QueryPipeline};
 
-/// Largest distance (m) a query or a single move may span; longer requests are clamped.
-pub const MAX_QUERY_DISTANCE_M: f32 = 10_000.0;
-/// Largest coordinate magnitude (m) accepted as a query origin or capsule position.
-pub const MAX_COORDINATE_M: f32 = 1.0e6;
+/// The query limits every backend applies (also a single move's longest span here).
+pub use plantigrade::world::{MAX_COORDINATE_M, MAX_QUERY_DISTANCE_M};
 
 /// The rapier collision groups of a collider on `layers`: member of those layers,
 /// interacting with all.

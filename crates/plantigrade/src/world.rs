@@ -13,6 +13,12 @@ pub mod mover;
 pub use ground_follow::GroundFollow;
 pub use mover::QueryMover;
 
+/// Longest ray or sweep (m) a [`SpatialQueries`] backend casts; longer ones are clamped.
+pub const MAX_QUERY_DISTANCE_M: f32 = 10_000.0;
+/// Largest coordinate magnitude (m) a query or a move starts from; beyond it there is no
+/// answer (f32 has no centimetres left there).
+pub const MAX_COORDINATE_M: f32 = 1.0e6;
+
 /// A set of collision layers as bits (bit 0 = [`Layers::GROUND`], …).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[cfg_attr(feature = "reflect", derive(bevy_reflect::Reflect))]

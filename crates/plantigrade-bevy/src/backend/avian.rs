@@ -35,14 +35,11 @@ use bevy::ecs::system::SystemParam;
 use bevy::prelude::*;
 use plantigrade::world::{
     BodyId, Capsule, CharacterPhysics, Layers, QueryFilter, QueryMover, RayHit, SpatialQueries,
+    MAX_COORDINATE_M, MAX_QUERY_DISTANCE_M,
 };
 
 use crate::{PlantigradeSystems, Writers};
 
-/// Longest ray or sweep (m); longer ones are clamped (as the rapier backend's).
-const MAX_QUERY_DISTANCE_M: f32 = 10_000.0;
-/// Largest coordinate magnitude (m) a query starts from (as the rapier backend's).
-const MAX_COORDINATE_M: f32 = 1.0e6;
 /// Capsule shapes kept for casts: a character sweeps its body and the body grown by half
 /// its skin, standing and crouched; a few characters of different sizes share the rest.
 const CACHED_SHAPES: usize = 8;

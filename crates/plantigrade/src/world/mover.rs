@@ -17,8 +17,7 @@ use super::{
 
 /// Largest distance (m) of one move; longer requests are clamped.
 pub const MAX_MOVE_M: f32 = 10_000.0;
-/// Largest coordinate magnitude (m) a move starts from.
-pub const MAX_COORDINATE_M: f32 = 1.0e6;
+pub use super::MAX_COORDINATE_M;
 
 /// The result of a move that did nothing (non-finite or unusable input).
 pub const ZERO_MOVE: MoveResult = MoveResult {
