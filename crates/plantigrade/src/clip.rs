@@ -168,6 +168,8 @@ pub enum ClipError {
     DuplicateCurve(String),
     #[error("authored velocity is not finite")]
     BadVelocity,
+    #[error("a phase must be in 0..1 (got {0})")]
+    BadPhase(f32),
 }
 
 /// Keyframes of one value over time, with one interpolation mode.
@@ -440,6 +442,7 @@ pub struct Clip {
     curves: Vec<FloatCurve>,
     events: Vec<ClipEvent>,
     authored_velocity_model_m_s: Option<Vec3>,
+    left_foot_down_phase: Option<f32>,
 }
 
 impl Clip {
@@ -466,6 +469,7 @@ impl Clip {
             curves: Vec::new(),
             events: Vec::new(),
             authored_velocity_model_m_s: None,
+            left_foot_down_phase: None,
         })
     }
 
@@ -509,6 +513,23 @@ impl Clip {
         Ok(self)
     }
 
+    /// Marks where a looping gait's left foot touches down (phase, 0 ≤ p < 1): the sync
+    /// marker synced blend spaces line their gaits up by. Clips whose contacts are derived
+    /// get one from the feet at load ([`crate::foot_contacts`]); without one, a synced
+    /// blend reads it from an authored `FootContact_L` curve.
+    pub fn with_left_foot_down_phase(mut self, phase: f32) -> Result<Self, ClipError> {
+        if !(phase.is_finite() && (0.0..1.0).contains(&phase)) {
+            return Err(ClipError::BadPhase(phase));
+        }
+        self.left_foot_down_phase = Some(phase);
+        Ok(self)
+    }
+
+    /// See [`Self::with_left_foot_down_phase`].
+    pub fn left_foot_down_phase(&self) -> Option<f32> {
+        self.left_foot_down_phase
+    }
+
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -528,7 +549,7 @@ impl Clip {
 
     /// This clip over other joint tracks (one entry per joint of the skeleton they are
     /// for: a rig resized, remapped or with a joint removed), its name, duration, looping,
-    /// curves, events and authored velocity kept.
+    /// curves, events, authored velocity and sync marker kept.
     pub fn with_joint_tracks(&self, joints: Vec<JointTracks>) -> Clip {
         Clip {
             name: self.name.clone(),
@@ -538,6 +559,7 @@ impl Clip {
             curves: self.curves.clone(),
             events: self.events.clone(),
             authored_velocity_model_m_s: self.authored_velocity_model_m_s,
+            left_foot_down_phase: self.left_foot_down_phase,
         }
     }
 

@@ -137,6 +137,11 @@ pub struct DerivedFootContacts {
     pub leg_length_m: f32,
     /// True when the feet never come near the floor: both curves are 0.
     pub airborne: bool,
+    /// Where the left foot touches down in a looping gait (phase 0..1; see
+    /// [`Clip::with_left_foot_down_phase`]): found from the feet's height alone, so a heel
+    /// strike counts at the heel's touch however the clip slides the foot after it. `None`
+    /// unless both feet step once a cycle, about half a cycle apart.
+    pub left_foot_down_phase: Option<f32>,
 }
 
 /// Why a clip's contacts could not be derived (the clip is left without them).
@@ -292,6 +297,17 @@ pub fn derive_foot_contacts(
     }
     let foot_airborne = lowest_m.map(|low| low > rest_floor_m + config.airborne_height_leg * leg_m);
     let airborne = foot_airborne.iter().all(|&a| a);
+    let left_foot_down_phase = if looping && !foot_airborne.iter().any(|&a| a) {
+        let heights = |f: usize| -> Vec<f32> {
+            (0..count)
+                .map(|i| soles[f][i].height_m() - floors_m[f])
+                .collect()
+        };
+        let low_m = config.enter_height_leg * leg_m;
+        gait_touch_down(&heights(0), &heights(1), low_m)
+    } else {
+        None
+    };
 
     // The ground velocity: authored for an in-place clip that says it; else the one that
     // holds the lower foot still.
@@ -432,7 +448,50 @@ pub fn derive_foot_contacts(
         ground_velocity_source: source,
         leg_length_m: leg_m,
         airborne,
+        left_foot_down_phase,
     })
+}
+
+/// The left foot's touch-down phase in a looping gait, from each foot's lower sole point's
+/// height above its floor over one cycle (`left`, `right`, one per sample): the first
+/// sample down on the floor (within a quarter of the band below) of the longest run of
+/// samples within the larger of `low_m` and a tenth of the point's highest lift (the
+/// stance; a toe scuffing the floor mid-swing is a shorter run), the crossing interpolated
+/// between samples. `None` unless each foot lifts and lands and the
+/// right lands about half a cycle after the left (0.5 ± 0.15): idles, hops and turns on the
+/// spot have no gait to line up.
+fn gait_touch_down(left: &[f32], right: &[f32], low_m: f32) -> Option<f32> {
+    let touch = |h: &[f32]| -> Option<f32> {
+        let n = h.len();
+        let top = h.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let threshold = low_m.max(0.1 * top);
+        let low: Vec<bool> = h.iter().map(|&v| v <= threshold).collect();
+        if n < 4 || low.iter().all(|&l| l) || !low.iter().any(|&l| l) {
+            return None;
+        }
+        let stance = runs(&low, true)
+            .into_iter()
+            .filter(|r| r.value)
+            .max_by_key(|r| r.len)?;
+        // The touch itself: the stance's first sample down on the floor (a quarter of
+        // the band: a foot hovering low before it lands has not landed), else its start.
+        let down_m = 0.25 * threshold;
+        let j = (0..stance.len)
+            .find(|&j| h[stance.index(j, n)] <= down_m)
+            .unwrap_or(0);
+        let level = if j == 0 { threshold } else { down_m };
+        let i = stance.index(j, n);
+        let before = (i + n - 1) % n;
+        let (above, below) = (h[before], h[i]);
+        let share = if above > below {
+            ((above - level) / (above - below)).clamp(0.0, 1.0)
+        } else {
+            1.0
+        };
+        Some(((before as f32 + share) / n as f32).rem_euclid(1.0))
+    };
+    let (l, r) = (touch(left)?, touch(right)?);
+    (((r - l).rem_euclid(1.0) - 0.5).abs() <= 0.15).then_some(l)
 }
 
 /// Samples at `time_s` in `0..=duration` without wrapping the end back to the start.
@@ -692,7 +751,9 @@ pub fn curve_crossings(clip: &Clip, curve: &FloatCurve) -> Vec<Crossing> {
 
 /// `clips` with a derived `FootContact_L`/`_R` added to each that lacks it (authored curves
 /// win, per foot), and what was done with each clip. A clip whose contacts cannot be derived
-/// (no legs, one key, non-finite motion) is kept as it was and its reason listed.
+/// (no legs, one key, non-finite motion) is kept as it was and its reason listed. Each
+/// looping gait without a sync marker also gets one from its feet
+/// ([`DerivedFootContacts::left_foot_down_phase`]), its contacts authored or not.
 pub fn add_derived_foot_contacts(
     skeleton: &Skeleton,
     bones: &HumanoidMap,
@@ -717,13 +778,21 @@ pub fn add_derived_foot_contacts(
                     .map(|name| clip.curve(name).map(|c| curve_stance_share(&clip, c))),
                 problem: None,
             };
-            if authored.iter().all(|&a| a) {
+            let all_authored = authored.iter().all(|&a| a);
+            let needs_marker = clip.is_looping() && clip.left_foot_down_phase().is_none();
+            if all_authored && !needs_marker {
                 reports.push(report);
                 return clip;
             }
             let mut clip = clip;
             match derive_foot_contacts(skeleton, bones, &clip, config) {
                 Ok(derived) => {
+                    if let Some(phase) = derived.left_foot_down_phase.filter(|_| needs_marker) {
+                        // In 0..1 by construction.
+                        if let Ok(with) = clip.clone().with_left_foot_down_phase(phase) {
+                            clip = with;
+                        }
+                    }
                     for (f, curve) in derived.curves.into_iter().enumerate() {
                         if authored[f] {
                             continue;
@@ -738,7 +807,9 @@ pub fn add_derived_foot_contacts(
                         }
                     }
                 }
-                Err(e) => report.problem = Some(e),
+                // Authored contacts stand without a marker: nothing to report.
+                Err(e) if !all_authored => report.problem = Some(e),
+                Err(_) => {}
             }
             reports.push(report);
             clip
@@ -919,6 +990,53 @@ mod tests {
         }
     }
 
+    /// The sync marker found from the feet is where the mannequin's left foot comes down
+    /// on the floor (its lower sole point within 1 mm, found by stepping back from where
+    /// the authored contact rises, every 0.1 ms: a crouch walk's heel lands 3 ticks before
+    /// its foot is flat and planted) within a tick, on every gait clip; an idle and the
+    /// jump apex have none.
+    #[cfg(feature = "mannequin")]
+    #[test]
+    fn the_left_foot_down_marker_is_where_the_mannequins_left_foot_lands() {
+        use crate::pose::{local_to_model, ModelPose, Pose};
+        let m = crate::mannequin::Mannequin::new();
+        let config = FootContactConfig::default();
+        let leg = m.bones.leg(Side::Left).unwrap();
+        let sockets = m.bones.feet[0].unwrap();
+        let mut pose = Pose::rest(&m.skeleton);
+        let mut model = ModelPose::new(m.skeleton.num_joints());
+        let mut lower_sole_m = |clip: &Clip, t: f32| {
+            let t = t.rem_euclid(clip.duration_s());
+            clip.sample(t, m.skeleton.rest_local(), &mut pose).unwrap();
+            local_to_model(&m.skeleton, &pose, &mut model).unwrap();
+            let heel = model.point_model(leg.foot, sockets.heel_foot_local);
+            let ball = model.point_model(leg.foot, sockets.ball_foot_local);
+            heel.y.min(ball.y)
+        };
+        for clip in m.gait_clips() {
+            let d = clip.duration_s();
+            let contact = &curve_crossings(clip, clip.curve("FootContact_L").unwrap());
+            let rise_s = contact.iter().find(|c| c.rising).unwrap().time_s;
+            let mut touch_s = rise_s;
+            while lower_sole_m(clip, touch_s - 1e-4) <= 1e-3 {
+                touch_s -= 1e-4;
+            }
+            let bare = stripped(clip, false);
+            let d_contacts = derive_foot_contacts(&m.skeleton, &m.bones, &bare, &config).unwrap();
+            let phase = d_contacts
+                .left_foot_down_phase
+                .unwrap_or_else(|| panic!("{}", clip.name()));
+            let off_s = ((phase * d - touch_s) / d + 0.5).rem_euclid(1.0) - 0.5;
+            let ticks = off_s * d * 60.0;
+            assert!(ticks.abs() <= 1.0, "{}: {ticks} ticks", clip.name());
+        }
+        for name in ["Idle", "Jump_Apex"] {
+            let bare = stripped(m.clip(name).unwrap(), false);
+            let d = derive_foot_contacts(&m.skeleton, &m.bones, &bare, &config).unwrap();
+            assert_eq!(d.left_foot_down_phase, None, "{name}");
+        }
+    }
+
     #[cfg(feature = "mannequin")]
     #[test]
     fn idle_stands_and_the_jump_apex_never_touches() {
@@ -963,7 +1081,10 @@ mod tests {
             reports[0].source,
             [ContactSource::Authored, ContactSource::Derived]
         );
-        assert_eq!(clips[1], *walk, "a clip with both curves is untouched");
+        // A clip with both curves keeps them; as a gait without a sync marker, it gains one.
+        assert!(walk.left_foot_down_phase().is_none());
+        assert!(clips[1].left_foot_down_phase().is_some());
+        assert_eq!(clips[1].curves(), walk.curves(), "authored curves are kept");
         assert_eq!(reports[1].source, [ContactSource::Authored; 2]);
         for r in &reports {
             assert!(r.problem.is_none());

@@ -118,6 +118,23 @@ pub(crate) struct BlendSample {
     pub clip: usize,
     /// See [`super::def::Sample2D::start_phase`].
     pub start_phase: Option<f32>,
+    /// A synced blend plays this sample's clip at the shared phase plus this (0 ≤ o < 1):
+    /// its left touch-down's phase less that of the blend's first gait that has one, so
+    /// gaits whose cycles start at different points of the stride (common in third-party
+    /// clips) put their feet down together. One sync marker per cycle
+    /// ([`Clip::left_foot_down_phase`]); 0 for clips without one, and in unsynced blends.
+    pub sync_offset: f32,
+}
+
+/// Where a synced blend at `phase` samples `clip` (s): the shared phase shifted by the
+/// sample's `sync_offset`. Without an offset a one-shot clip holds its end at phase 1.
+pub(crate) fn synced_time_s(clip: &Clip, phase: f32, sync_offset: f32) -> f32 {
+    let phase = if sync_offset == 0.0 {
+        phase
+    } else {
+        (phase + sync_offset).rem_euclid(1.0)
+    };
+    phase * clip.duration_s()
 }
 
 #[derive(Clone, Debug)]
@@ -686,10 +703,27 @@ impl Compiler<'_> {
         for phase in start_phases.iter().flatten() {
             check_phase("sample start_phase", *phase, name)?;
         }
+        let touch_downs: Vec<Option<f32>> = clips
+            .iter()
+            .map(|&c| {
+                let clip = &self.clips[c];
+                clip.left_foot_down_phase()
+                    .filter(|_| options.sync && clip.is_looping())
+            })
+            .collect();
+        let reference = touch_downs.iter().flatten().next().copied();
         let samples = clips
             .into_iter()
             .zip(start_phases)
-            .map(|(clip, &start_phase)| BlendSample { clip, start_phase })
+            .zip(touch_downs)
+            .map(|((clip, &start_phase), touch_down)| BlendSample {
+                clip,
+                start_phase,
+                sync_offset: match (touch_down, reference) {
+                    (Some(t), Some(r)) => (t - r).rem_euclid(1.0),
+                    _ => 0.0,
+                },
+            })
             .collect();
         let node = self.push(Node::Blend {
             x,

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use glam::Vec2;
 
-use super::asset::{BlendOptions, BlendSample, BlendSpace, GraphAsset, Node, NodeId};
+use super::asset::{
+    synced_time_s, BlendOptions, BlendSample, BlendSpace, GraphAsset, Node, NodeId,
+};
 use super::blend_space::{SparseWeights, SpeedScaling};
 use super::def::{BlendCurve, RootMotionDef};
 use super::events::{
@@ -39,6 +41,8 @@ struct NodeState {
     query: Vec2,
     /// Clips and weights of the last update, merged by clip (at most three).
     clip_weights: [(usize, f32); 3],
+    /// Each weighted clip's [`BlendSample::sync_offset`] (parallel to `clip_weights`).
+    clip_sync_offsets: [f32; 3],
     num_clips: usize,
     /// Synced blend: shared cycle length of the last update (seconds).
     shared_duration_s: f32,
@@ -699,10 +703,12 @@ impl Update<'_> {
                     } else {
                         next - next.floor()
                     };
-                    for (span, &(c, _)) in spans.iter_mut().zip(weighted) {
+                    for ((span, &(c, _)), &offset) in
+                        spans.iter_mut().zip(weighted).zip(&st.clip_sync_offsets)
+                    {
                         let d = asset.clips[c].duration_s();
                         *span = TimeSpan {
-                            start_s: st.last_start * d,
+                            start_s: synced_time_s(&asset.clips[c], st.last_start, offset),
                             advance_s: advance * d,
                             inclusive_start: inclusive,
                         };
@@ -951,11 +957,12 @@ impl Update<'_> {
                     inclusive_start: false,
                 },
             ),
-            Node::Blend { options, .. } => st.clip_weights[..st.num_clips].iter().any(|&(c, _)| {
+            Node::Blend { options, .. } => (0..st.num_clips).any(|i| {
+                let c = st.clip_weights[i].0;
                 let clip = &asset.clips[c];
                 let span = if options.sync {
                     TimeSpan {
-                        start_s: st.last_start * clip.duration_s(),
+                        start_s: synced_time_s(clip, st.last_start, st.clip_sync_offsets[i]),
                         advance_s: st.last_advance * clip.duration_s(),
                         inclusive_start: false,
                     }
@@ -1024,11 +1031,14 @@ fn merge_by_clip(sparse: &SparseWeights, samples: &[BlendSample], st: &mut NodeS
             entry.1 += w;
         } else if st.num_clips < 3 {
             st.clip_weights[st.num_clips] = (clip, w);
+            st.clip_sync_offsets[st.num_clips] = samples[sample].sync_offset;
             st.num_clips += 1;
         }
     }
     if st.num_clips == 0 {
-        st.clip_weights[0] = (samples.first().map_or(0, |s| s.clip), 1.0);
+        let first = samples.first();
+        st.clip_weights[0] = (first.map_or(0, |s| s.clip), 1.0);
+        st.clip_sync_offsets[0] = first.map_or(0.0, |s| s.sync_offset);
         st.num_clips = 1;
     }
 }
@@ -1118,12 +1128,14 @@ impl Evaluate<'_> {
                 if n == 0 {
                     return Ok(());
                 }
-                for (&(clip, clip_weight), pose) in
-                    st.clip_weights[..n].iter().zip(scratch.iter_mut())
+                for ((&(clip, clip_weight), &offset), pose) in st.clip_weights[..n]
+                    .iter()
+                    .zip(&st.clip_sync_offsets)
+                    .zip(scratch.iter_mut())
                 {
                     let time_s = if options.sync {
                         // A one-shot held at its end stays on its last frame.
-                        st.phase * asset.clips[clip].duration_s()
+                        synced_time_s(&asset.clips[clip], st.phase, offset)
                     } else {
                         asset.clips[clip].local_time_of_elapsed_s(st.elapsed_s)
                     };

@@ -679,3 +679,89 @@ fn culled_joints_are_checked_and_sample_as_rest_while_culling() {
     g.tick(1.0 / 60.0, &mut pose).unwrap();
     assert_ne!(pose.local()[finger], asset.skeleton().rest_local()[finger]);
 }
+
+#[test]
+fn a_synced_blend_lines_up_gaits_whose_cycles_start_at_different_points_of_the_stride() {
+    // "Early" puts its left foot down at phase 0 of its 1 s cycle; "Late" at phase 0.245
+    // of its 2 s cycle (a third-party clip exported from another point of the stride), as
+    // their sync markers say. Each foot is planted for half the cycle, the right half a
+    // cycle after the left, as 0/1 curves with short ramps.
+    let contact = |name: &str, keys: &[(f32, f32)]| crate::clip::FloatCurve {
+        name: name.into(),
+        track: Track::linear(keys.iter().copied()).unwrap(),
+    };
+    let half_and_half = |name: &str, duration_s: f32, planted_first: bool| {
+        let (a, b) = if planted_first {
+            (1.0, 0.0)
+        } else {
+            (0.0, 1.0)
+        };
+        let ramp = 0.01 * duration_s;
+        let half = 0.5 * duration_s;
+        contact(
+            name,
+            &[
+                (0.0, a),
+                (half - ramp, a),
+                (half, b),
+                (duration_s - ramp, b),
+                (duration_s, a),
+            ],
+        )
+    };
+    let shifted = |name: &str, planted_first: bool| {
+        // Late: the change half-way into each half (at 0.25 and 0.75 of the cycle).
+        let (a, b) = if planted_first {
+            (1.0, 0.0)
+        } else {
+            (0.0, 1.0)
+        };
+        contact(
+            name,
+            &[(0.0, a), (0.48, a), (0.5, b), (1.48, b), (1.5, a), (2.0, a)],
+        )
+    };
+    let early = moving("Early", 0.0)
+        .with_left_foot_down_phase(0.0)
+        .unwrap()
+        .with_curve(half_and_half("FootContact_L", 1.0, true))
+        .unwrap()
+        .with_curve(half_and_half("FootContact_R", 1.0, false))
+        .unwrap();
+    let late = hold("Late", 1.0, 0.0, 2.0)
+        .with_authored_velocity(Vec3::Z)
+        .unwrap()
+        .with_left_foot_down_phase(0.245)
+        .unwrap()
+        .with_curve(shifted("FootContact_L", false))
+        .unwrap()
+        .with_curve(shifted("FootContact_R", true))
+        .unwrap();
+    let mut clips = clips();
+    clips.extend([early, late]);
+    let src = format!(
+        r#"GraphDef({PARAMS} base: BlendSpace1D(param: "w", samples: [(clip: "Early", position: 0.0), (clip: "Late", position: 1.0)], options: (sync: true)))"#
+    );
+    let asset = Arc::new(GraphAsset::from_ron(&src, &rig(), clips).unwrap());
+    let contact_id = asset.curve_id("FootContact_L").unwrap();
+    let w = asset.params().float("w").unwrap();
+    let mut g = GraphInstance::new(asset.clone());
+    g.params_mut().set_float(w, 0.5);
+    let mut pose = Pose::rest(asset.skeleton());
+    let (mut down, mut up, mut mixed) = (0, 0, 0);
+    for _ in 0..240 {
+        g.tick(DT, &mut pose).unwrap();
+        let sampled = g.sampled_clips();
+        assert_eq!(sampled.len(), 2, "{sampled:?}");
+        // Each clip at the shared phase plus its touch-down phase.
+        let phase_gap = (sampled[1].normalized_time - sampled[0].normalized_time).rem_euclid(1.0);
+        assert!((phase_gap - 0.245).abs() < 1e-3, "{sampled:?}");
+        match g.curve(contact_id) {
+            c if c > 0.99 => down += 1,
+            c if c < 0.01 => up += 1,
+            _ => mixed += 1,
+        }
+    }
+    // The feet go down and up together: the blended contact is 0 or 1 but on the ramps.
+    assert!(down > 100 && up > 100 && mixed <= 8, "{down} {up} {mixed}");
+}

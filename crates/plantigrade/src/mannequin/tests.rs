@@ -731,3 +731,20 @@ fn segment_distance_xz(a0: Vec3, a1: Vec3, b0: Vec3, b1: Vec3) -> f32 {
     }
     best
 }
+
+/// Every built-in gait puts its left foot down at phase 0, so the synced blends' contact
+/// alignment (made for third-party clips) leaves the mannequin's timing exactly as authored.
+#[test]
+fn built_in_blends_need_no_sync_offsets() {
+    let graph = Mannequin::new().default_graph().unwrap();
+    let mut blends = 0;
+    for node in &graph.nodes {
+        if let crate::graph::asset::Node::Blend { samples, .. } = node {
+            blends += 1;
+            for s in samples {
+                assert_eq!(s.sync_offset, 0.0, "{}", graph.clips()[s.clip].name());
+            }
+        }
+    }
+    assert!(blends >= 3, "{blends}");
+}
