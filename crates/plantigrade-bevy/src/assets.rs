@@ -210,10 +210,32 @@ impl GraphSource {
         rig: &RigAsset,
         gait_speeds: GaitSpeeds,
     ) -> Result<GraphAsset, GraphLoadError> {
+        self.compile_with_bones(rig, gait_speeds, None)
+    }
+
+    /// [`Self::compile`] on the character's own bone map (a bone-map file or
+    /// `CharacterSettings::bone_map`) instead of detected bones, so a rig whose joints are
+    /// not found by name gets its role-map graph from the map it is given.
+    pub fn compile_with_bones(
+        &self,
+        rig: &RigAsset,
+        gait_speeds: GaitSpeeds,
+        bone_names: Option<&BoneNames>,
+    ) -> Result<GraphAsset, GraphLoadError> {
         let Some(roles) = &self.roles else {
             return GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone());
         };
-        let bones = HumanoidMap::detect(&rig.skeleton);
+        let bones = match bone_names {
+            Some(names) => {
+                HumanoidMap::from_names(&rig.skeleton, names).map_err(|e| GraphLoadError {
+                    pos: None,
+                    problem: GraphProblem::Roles(format!(
+                        "the character's bone map does not fit the rig: {e}"
+                    )),
+                })?
+            }
+            None => HumanoidMap::detect(&rig.skeleton),
+        };
         let generated =
             generate_graph_at(roles, &rig.skeleton, &bones, &rig.clips, Some(gait_speeds))
                 .map_err(|e| GraphLoadError {
@@ -435,9 +457,14 @@ pub enum CharacterSourceError {
 #[derive(Resource, Default)]
 struct CompiledGraphs(HashMap<CompiledKey, Arc<GraphAsset>>);
 
-/// A graph compiled for a rig, and for the gait speeds (as bits) a role map placed its
-/// gaits at.
-type CompiledKey = (AssetId<RigAsset>, AssetId<GraphSource>, [u32; 4]);
+/// A graph compiled for a rig, for the gait speeds (as bits) a role map placed its gaits
+/// at, and for the bone map it was generated on (its RON text; `None`: detected).
+type CompiledKey = (
+    AssetId<RigAsset>,
+    AssetId<GraphSource>,
+    [u32; 4],
+    Option<String>,
+);
 
 /// Drops compiled graphs whose rig or graph file changed (hot reload) or is no longer
 /// used, so characters built later compile the new one. Characters already built keep
@@ -452,7 +479,7 @@ fn forget_stale_graphs(
         | AssetEvent::Removed { id }
         | AssetEvent::Unused { id } = *event
         {
-            compiled.0.retain(|(rig, _, _), _| *rig != id);
+            compiled.0.retain(|(rig, ..), _| *rig != id);
         }
     }
     for event in graph_events.read() {
@@ -460,7 +487,7 @@ fn forget_stale_graphs(
         | AssetEvent::Removed { id }
         | AssetEvent::Unused { id } = *event
         {
-            compiled.0.retain(|(_, graph, _), _| *graph != id);
+            compiled.0.retain(|(_, graph, ..), _| *graph != id);
         }
     }
 }
@@ -614,6 +641,8 @@ fn try_build(
     };
 
     let gait_speeds = GaitSpeeds::of(&source.settings.motion);
+    // The bone map the character is built with: a role map's graph is generated on it too.
+    let bone_names = bone_map.map(|m| &m.0).or(source.settings.bone_map.as_ref());
     let key = (
         source.rig.id(),
         source.graph.id(),
@@ -624,16 +653,16 @@ fn try_build(
             gait_speeds.crouch_m_s,
         ]
         .map(f32::to_bits),
+        bone_names.map(|names| format!("{names:?}")),
     );
     let asset = match compiled.0.get(&key) {
         Some(asset) => Arc::clone(asset),
         None => {
-            let asset = Arc::new(graph.compile(rig, gait_speeds).map_err(|e| {
-                CharacterSourceError::Graph {
-                    path: path_of(server, &source.graph),
-                    rig: path_of(server, &source.rig),
-                    source: Box::new(e),
-                }
+            let compiled_graph = graph.compile_with_bones(rig, gait_speeds, bone_names);
+            let asset = Arc::new(compiled_graph.map_err(|e| CharacterSourceError::Graph {
+                path: path_of(server, &source.graph),
+                rig: path_of(server, &source.rig),
+                source: Box::new(e),
             })?);
             compiled.0.insert(key, Arc::clone(&asset));
             asset
@@ -774,6 +803,51 @@ impl Hierarchy<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A role map's graph is generated on the bone map the character is given: on a rig
+    /// whose joints have names no preset knows, detection finds no legs, the given map does.
+    #[test]
+    fn a_role_map_graph_is_generated_on_the_given_bone_map() {
+        let mannequin = plantigrade::mannequin::Mannequin::new();
+        let original = &mannequin.skeleton;
+        let joints = (0..original.num_joints())
+            .map(|j| plantigrade::skeleton::Joint {
+                name: format!("bone{j:02}"),
+                parent: original.parent(j),
+                rest_local: original.rest_local()[j],
+            })
+            .collect();
+        let skeleton = Skeleton::new(joints).unwrap();
+        let names = mannequin.bones.to_names(&skeleton);
+        let rig = RigAsset {
+            skeleton,
+            clips: mannequin.clips.clone(),
+            skipped_channels: 0,
+            skipped_clips: Vec::new(),
+        };
+        let graph = GraphSource {
+            source: String::new(),
+            roles: Some(
+                ClipRoles::from_ron(
+                    r#"ClipRoles(idle: "Idle", walk_forward: "Walk_F", run_forward: "Run_F")"#,
+                )
+                .unwrap(),
+            ),
+        };
+        let speeds = GaitSpeeds::of(&CharacterSettings::default().motion);
+        let detected = graph.compile(&rig, speeds).unwrap_err();
+        assert!(detected.to_string().contains("leg"), "{detected}");
+        let given = graph
+            .compile_with_bones(&rig, speeds, Some(&names))
+            .unwrap();
+        assert!(given.clips().iter().any(|c| c.name() == "Walk_F"));
+        let mut wrong = names.clone();
+        wrong.pelvis = Some("no_such_bone".into());
+        let error = graph
+            .compile_with_bones(&rig, speeds, Some(&wrong))
+            .unwrap_err();
+        assert!(error.to_string().contains("no_such_bone"), "{error}");
+    }
 
     /// A rig error's message holds its whole reason once (what Bevy's log line shows) and
     /// has no `source()` that a chain printer would print again.
