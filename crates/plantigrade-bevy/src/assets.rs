@@ -805,7 +805,8 @@ mod tests {
     use super::*;
 
     /// A role map's graph is generated on the bone map the character is given: on a rig
-    /// whose joints have names no preset knows, detection finds no legs, the given map does.
+    /// whose joint names no preset knows and whose clips say no speed, only the given map
+    /// finds the feet that measure how fast each gait travels.
     #[test]
     fn a_role_map_graph_is_generated_on_the_given_bone_map() {
         let mannequin = plantigrade::mannequin::Mannequin::new();
@@ -819,9 +820,16 @@ mod tests {
             .collect();
         let skeleton = Skeleton::new(joints).unwrap();
         let names = mannequin.bones.to_names(&skeleton);
+        assert!(HumanoidMap::detect(&skeleton)
+            .leg(plantigrade::Side::Left)
+            .is_err());
         let rig = RigAsset {
             skeleton,
-            clips: mannequin.clips.clone(),
+            clips: mannequin
+                .clips
+                .iter()
+                .map(|c| c.clone().without_authored_velocity())
+                .collect(),
             skipped_channels: 0,
             skipped_clips: Vec::new(),
         };
@@ -835,12 +843,22 @@ mod tests {
             ),
         };
         let speeds = GaitSpeeds::of(&CharacterSettings::default().motion);
-        let detected = graph.compile(&rig, speeds).unwrap_err();
-        assert!(detected.to_string().contains("leg"), "{detected}");
+        let walk_speed = |asset: &GraphAsset| {
+            let walk = asset.clips().iter().find(|c| c.name() == "Walk_F").unwrap();
+            walk.authored_speed_m_s()
+        };
+        let detected = graph.compile(&rig, speeds).unwrap();
+        assert_eq!(walk_speed(&detected), None, "no feet, nothing measured");
         let given = graph
             .compile_with_bones(&rig, speeds, Some(&names))
             .unwrap();
-        assert!(given.clips().iter().any(|c| c.name() == "Walk_F"));
+        let authored = mannequin
+            .clip("Walk_F")
+            .unwrap()
+            .authored_speed_m_s()
+            .unwrap();
+        let measured = walk_speed(&given).expect("measured from the feet");
+        assert!((measured - authored).abs() < 0.1, "{measured} {authored}");
         let mut wrong = names.clone();
         wrong.pelvis = Some("no_such_bone".into());
         let error = graph
