@@ -1,5 +1,6 @@
 //! plantigrade's clip metadata in an animation's `extras`: looping, authored velocity, exact
-//! duration, float curves and events, none of which glTF can express.
+//! duration, float curves, events and the gait's sync marker, none of which glTF can
+//! express.
 //!
 //! ```json
 //! "extras": { "plantigrade": {
@@ -8,7 +9,8 @@
 //!     "duration_s": 1.2,
 //!     "curves": [{ "name": "FootContact_L", "interpolation": "LINEAR",
 //!                  "times_s": [0.0, 0.6], "values": [1.0, 0.0] }],
-//!     "events": [{ "name": "Footstep_L", "time_s": 0.0 }]
+//!     "events": [{ "name": "Footstep_L", "time_s": 0.0 }],
+//!     "left_foot_down_phase": 0.0
 //! } }
 //! ```
 //!
@@ -38,6 +40,9 @@ pub(crate) struct ClipMetadata {
     pub duration_s: Option<f64>,
     pub curves: Vec<CurveMetadata>,
     pub events: Vec<EventMetadata>,
+    /// [`Clip::left_foot_down_phase`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub left_foot_down_phase: Option<f64>,
 }
 
 /// One float curve: raw values as in a [`Track`] (triples for `CUBICSPLINE`).
@@ -107,6 +112,7 @@ impl ClipMetadata {
                     time_s: f64::from(e.time_s),
                 })
                 .collect(),
+            left_foot_down_phase: clip.left_foot_down_phase().map(f64::from),
         }
     }
 
@@ -115,8 +121,8 @@ impl ClipMetadata {
         self.duration_s.map(|d| d as f32)
     }
 
-    /// Applies looping, velocity, curves and events to `clip`. Errors are described as text
-    /// for [`crate::GltfError::BadMetadata`].
+    /// Applies looping, velocity, curves, events and the sync marker to `clip`. Errors are
+    /// described as text for [`crate::GltfError::BadMetadata`].
     pub(crate) fn apply(&self, mut clip: Clip) -> Result<Clip, String> {
         let describe = |what: &str, e: ClipError| format!("{what}: {e}");
         if let Some(looping) = self.looping {
@@ -150,6 +156,11 @@ impl ClipMetadata {
                 .with_event(event.name.clone(), event.time_s as f32)
                 // The error names the event already.
                 .map_err(|e| describe("events", e))?;
+        }
+        if let Some(phase) = self.left_foot_down_phase {
+            clip = clip
+                .with_left_foot_down_phase(phase as f32)
+                .map_err(|e| describe("left_foot_down_phase", e))?;
         }
         Ok(clip)
     }
@@ -196,6 +207,8 @@ mod tests {
             })
             .unwrap()
             .with_event("Footstep_L", 0.1)
+            .unwrap()
+            .with_left_foot_down_phase(0.95)
             .unwrap();
         let raw = to_extras(ClipMetadata::of_clip(&clip)).unwrap();
         let back = from_extras(&raw).unwrap().unwrap();
@@ -221,5 +234,12 @@ mod tests {
         };
         let clip = Clip::new("c", Some(1.0), vec![]).unwrap();
         assert!(meta.apply(clip).is_err());
+        let meta = ClipMetadata {
+            left_foot_down_phase: Some(1.5),
+            ..Default::default()
+        };
+        let clip = Clip::new("c", Some(1.0), vec![]).unwrap();
+        let error = meta.apply(clip).unwrap_err();
+        assert!(error.contains("left_foot_down_phase"), "{error}");
     }
 }
