@@ -206,6 +206,8 @@ fn crouch_foot(rig: &Rig, side: Side, forward_m: f32) -> FootTarget {
 /// A foot in the air: ankle position for the left foot (the right mirrors X), pitch
 /// (positive points the toes).
 fn airborne_foot(rig: &Rig, side: Side, ankle_left: Vec3, pitch_rad: f32) -> FootTarget {
+    // Lifted with the body: the pelvis is raised by the rig's offset when the key is solved.
+    let ankle_left = ankle_left + Vec3::Y * rig.pelvis_height_offset_m;
     FootTarget::at_ankle(
         rig.leg(side),
         mirror_point(side, ankle_left),
@@ -437,7 +439,11 @@ pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
             finger_curl_rad: 0.1,
             clavicle_forward_rad: 0.1 + 0.03 * effort,
             ..ArmPose::reach(ArmTarget::ReachModel {
-                wrist_model: mirror_point(side, Vec3::new(0.21, 1.30, 0.50)),
+                // At the shoulders' height, which rises with the rig's pelvis.
+                wrist_model: mirror_point(
+                    side,
+                    Vec3::new(0.21, 1.30 + rig.pelvis_height_offset_m, 0.50),
+                ),
                 elbow_pole_model: mirror_point(side, Vec3::new(0.6, -0.8, -0.2)),
             })
         });
@@ -459,7 +465,9 @@ pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
 /// looking down the sights; breathing. No pelvis or leg tracks, so it layers over any
 /// base pose through the upper-body mask (SPEC GRAPH-4).
 pub(super) fn aim(rig: &Rig) -> Result<AuthoredClip, ClipError> {
-    let rest_pelvis = rig.rest_local()[rig.pelvis].translation;
+    // The rest pelvis, as a designed height (`solve_keys` raises it by the rig's offset).
+    let rest_pelvis =
+        rig.rest_local()[rig.pelvis].translation - Vec3::Y * rig.pelvis_height_offset_m;
     let feet = [Side::Left, Side::Right].map(|side| {
         let leg = rig.leg(side);
         let sign = side_sign(side);

@@ -62,7 +62,15 @@ pub(super) struct Rig {
     /// Indexed by [`Side::index`].
     pub legs: [LegRig; 2],
     pub arms: [ArmRig; 2],
+    /// The rest pelvis's height above the mannequin's (m): 0 for the mannequin. Authoring
+    /// designs pelvis heights (and the places hands and lifted feet go with it) for the
+    /// mannequin; on a rig of other proportions (normalised to the mannequin's leg length)
+    /// they move by this, so the legs bend as much as the mannequin's.
+    pub pelvis_height_offset_m: f32,
 }
+
+/// The mannequin's rest pelvis height (m), which authored pelvis heights are designed for.
+pub(super) const MANNEQUIN_PELVIS_HEIGHT_M: f32 = 0.95;
 
 impl Rig {
     /// Looks the joints up; `None` if the skeleton is not shaped like the mannequin (missing
@@ -98,6 +106,8 @@ impl Rig {
             head: bones.head?,
             legs,
             arms,
+            pelvis_height_offset_m: skeleton.rest_position_model(pelvis).y
+                - MANNEQUIN_PELVIS_HEIGHT_M,
         })
     }
 
