@@ -36,6 +36,9 @@ pub struct CharacterFiles {
     pub settings: Option<PathBuf>,
     /// Another rig's clips and graph, retargeted onto this one, in place of its own.
     pub retarget_from: Option<RetargetSource>,
+    /// The built-in clip set authored on this rig (and the default graph), in place of
+    /// its own clips.
+    pub generate_clips: bool,
 }
 
 /// Whose clips `--retarget-from` plays on the character.
@@ -77,27 +80,32 @@ fn mannequin_retargeted(
         .map(|clip| retarget.clip(clip, DEFAULT_SAMPLE_HZ))
         .collect::<Result<Vec<_>, _>>()
         .context("retargeting the mannequin's clips onto the character")?;
-    let mut def: plantigrade::graph::GraphDef =
-        ron::from_str(plantigrade::mannequin::DEFAULT_GRAPH_RON)
-            .context("the mannequin's default graph")?;
-    for layer in &mut def.layers {
-        layer.mask = layer
-            .mask
-            .iter()
-            .filter_map(|(name, weight)| {
-                retarget
-                    .target_name(name)
-                    .map(|target| (target.to_owned(), *weight))
-            })
-            .collect();
-    }
+    let def = plantigrade::mannequin::default_graph_def_renamed(|name| {
+        retarget.target_name(name).map(str::to_owned)
+    })
+    .context("the mannequin's default graph")?;
     Ok((clips, def))
 }
 
-/// Loads the rig, finds its bones (explicit or detected, sockets from its skin when it has
-/// no toe joints), derives foot contacts its clips lack on that map, builds the graph and
-/// sizes the settings to the rig.
-pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
+/// The built-in clip set authored on `skeleton` (bones `map`), and the default graph over
+/// it, its aim layer's mask named with the rig's joints.
+fn generated_on_rig(
+    skeleton: &plantigrade::skeleton::Skeleton,
+    map: &HumanoidMap,
+) -> anyhow::Result<(Vec<plantigrade::clip::Clip>, plantigrade::graph::GraphDef)> {
+    let generated = plantigrade::mannequin::generate_clips(skeleton, map)
+        .context("authoring the built-in clip set on the character")?;
+    let def = generated
+        .default_graph_def()
+        .context("the default graph for the generated clips")?;
+    Ok((generated.clips, def))
+}
+
+/// The rig of `files` (its skeleton and clips) and its bone map: explicit or detected,
+/// sockets from its skin when it has no toe joints.
+pub fn load_rig(
+    files: &CharacterFiles,
+) -> anyhow::Result<(plantigrade_gltf::ImportedAsset, HumanoidMap)> {
     let file = &files.file;
     let names = files
         .bone_map
@@ -125,12 +133,29 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         None => HumanoidMap::detect(skeleton),
     };
     asset.sockets_from_skin(&mut map);
-    let (own_clips, retargeted_graph) = match files.retarget_from {
-        Some(RetargetSource::Mannequin) => {
+    Ok((asset, map))
+}
+
+/// Loads the rig, finds its bones (explicit or detected, sockets from its skin when it has
+/// no toe joints), derives foot contacts its clips lack on that map, builds the graph and
+/// sizes the settings to the rig.
+pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
+    let file = &files.file;
+    let (asset, map) = load_rig(files)?;
+    let skeleton = &asset.skeleton;
+    let (own_clips, retargeted_graph) = match (files.retarget_from, files.generate_clips) {
+        (Some(_), true) => anyhow::bail!(
+            "--retarget-from and --generate-clips both replace the rig's clips: give one"
+        ),
+        (Some(RetargetSource::Mannequin), false) => {
             let (clips, def) = mannequin_retargeted(skeleton, &map)?;
             (clips, Some(def))
         }
-        None => (asset.clips.clone(), None),
+        (None, true) => {
+            let (clips, def) = generated_on_rig(skeleton, &map)?;
+            (clips, Some(def))
+        }
+        (None, false) => (asset.clips.clone(), None),
     };
     let (clips, _) =
         add_derived_foot_contacts(skeleton, &map, own_clips, &FootContactConfig::default());
@@ -167,7 +192,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     };
     let graph = match (&retargeted_graph, &files.graph, &files.roles) {
         (Some(def), _, _) => GraphAsset::from_def(def, skeleton, clips)
-            .context("the mannequin's default graph on the character")?,
+            .context("the default graph on the character")?,
         (None, Some(graph_path), _) => {
             let source = std::fs::read_to_string(graph_path)
                 .with_context(|| format!("reading the graph {}", graph_path.display()))?;
@@ -195,7 +220,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
                 .with_context(|| format!("the graph generated from {}", roles_path.display()))?
         }
         (None, None, None) => anyhow::bail!(
-            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, or --retarget-from mannequin (the built-in clips on the rig)"
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, --retarget-from mannequin (the mannequin's clips on the rig) or --generate-clips (the built-in set authored on the rig)"
         ),
     };
     let name = file.file_stem().map_or_else(
