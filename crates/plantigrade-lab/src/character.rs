@@ -615,6 +615,92 @@ mod tests {
         );
     }
 
+    /// Issue 22 item 1: the built-in set authored on each shared rig (ignoring its own
+    /// clips) meets the mannequin's clip-table targets on every gait clip: planted drift
+    /// ≤ 2 mm mean and 5 mm worst, ground skid ≤ 1 cm, one stance per foot, stance share.
+    #[test]
+    fn the_set_generated_on_each_shared_rig_meets_the_clip_targets() {
+        for file in [
+            "Mesh2Motion_HumanBase_UAL1.glb",
+            "KayKit_RigMedium_MovementBasic.glb",
+            "Quaternius_Platformer_Character.glb",
+        ] {
+            let Some(path) = plantigrade_test_assets::require(file) else {
+                return;
+            };
+            let (asset, map) = load_rig(&CharacterFiles {
+                file: path,
+                ..Default::default()
+            })
+            .unwrap();
+            let generated = plantigrade::mannequin::generate_clips(&asset.skeleton, &map).unwrap();
+            assert_eq!(generated.clips.len(), 40, "{file}");
+            let rows =
+                crate::clip_table::evaluate_on(&asset.skeleton, &map, &generated.clips, 60.0)
+                    .unwrap();
+            assert_eq!(rows.len(), 27, "{file}");
+            let failures = crate::clip_table::failures(&rows);
+            assert!(failures.is_empty(), "{file}: {failures:#?}");
+        }
+    }
+
+    /// UAL walking the set generated on its own skeleton up and down stairs and a ramp,
+    /// and running on the flat: it meets the bar the mannequin sets on the same runs.
+    #[test]
+    fn ual_walks_the_stairs_on_clips_generated_for_it() {
+        let Some(ual) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+            return;
+        };
+        let actor = load_actor(&CharacterFiles {
+            file: ual,
+            generate_clips: true,
+            ..Default::default()
+        })
+        .unwrap();
+        let course = Course::default_course();
+        let names: Vec<String> = [
+            "stairs_up_20cm_walk",
+            "stairs_down_20cm_walk",
+            "ramp_30_up_walk",
+            "flat_run",
+        ]
+        .map(String::from)
+        .to_vec();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
+    }
+
+    /// Generated clips and another rig's clips both replace the rig's own: asking for both
+    /// is an error that names them.
+    #[test]
+    fn generated_and_retargeted_clips_are_not_combined() {
+        let files = CharacterFiles {
+            retarget_from: Some(RetargetSource::Mannequin),
+            generate_clips: true,
+            graph: None,
+            ..mannequin_files()
+        };
+        let error = format!("{:#}", load_actor(&files).unwrap_err());
+        assert!(
+            error.contains("--retarget-from") && error.contains("--generate-clips"),
+            "{error}"
+        );
+        // Alone, on the mannequin's own file, the generated set runs with the default graph.
+        let actor = load_actor(&CharacterFiles {
+            generate_clips: true,
+            graph: None,
+            ..mannequin_files()
+        })
+        .unwrap();
+        assert!(actor.graph.clips().iter().any(|c| c.name() == "Walk_F"));
+    }
+
     /// Issue 17 item 7: a 1 m and a 3 m mannequin (the mannequin resized, its settings
     /// scaled to it by leg length) behave like the mannequin scaled: speed in proportion
     /// to size, the feet's figures in proportion too, on ground whose shape does not
