@@ -9,8 +9,7 @@
 //! pose. Joints the map does not cover keep their rest pose relative to their parent.
 //! The pelvis moves as the source's does, scaled by the ratio of leg lengths, and so do
 //! the clip's authored velocity; curves (`FootContact_*`) and events carry over as they
-//! are. A foot that is an IK target (it hangs from the root, not the shin) is moved to
-//! the end of its shin in every pose. Foot IK then cleans up the contacts.
+//! are. Foot IK then cleans up the contacts.
 //!
 //! Rest postures may differ: each arm bone (shoulder, upper arm, forearm) is first turned
 //! so its rest points the way its source's rest points (an A-pose arm raised to a
@@ -115,17 +114,27 @@ impl Retarget {
             target_rest_rotations: model_rotations(target, target.rest_local()),
             target_rest_model: target.rest_model(),
             pelvis_offset: Vec3::ZERO,
-            ik_feet: [Side::Left, Side::Right]
-                .into_iter()
-                .filter_map(|side| target_map.leg(side).ok())
-                .filter(|leg| leg.foot_is_ik_target)
-                .map(|leg| IkFoot {
-                    foot: leg.foot,
-                    calf: leg.calf,
-                    ankle_in_calf: leg.ankle_in_calf(target),
-                })
-                .collect(),
+            ik_feet: Vec::new(),
         })
+    }
+
+    /// The same, with each target foot that is an IK target (it hangs from the root or a
+    /// control bone, not its shin: Quaternius) moved to the end of its shin in every pose,
+    /// so the clip carries its feet along. Off by default: the mannequin's clips on
+    /// Quaternius then leave its feet 10–30 cm over the ground, where foot IK never
+    /// plants them (every foot figure of every lab run reads 0.0).
+    pub fn with_ik_feet_carried(mut self, target_map: &HumanoidMap) -> Self {
+        self.ik_feet = [Side::Left, Side::Right]
+            .into_iter()
+            .filter_map(|side| target_map.leg(side).ok())
+            .filter(|leg| leg.foot_is_ik_target)
+            .map(|leg| IkFoot {
+                foot: leg.foot,
+                calf: leg.calf,
+                ankle_in_calf: leg.ankle_in_calf(&self.target),
+            })
+            .collect();
+        self
     }
 
     /// The same, with the pelvis's moves and the authored speeds scaled by `scale` in

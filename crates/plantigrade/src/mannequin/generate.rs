@@ -165,7 +165,8 @@ fn proxy_to_rig(
     let pelvis_offset = proxy_pelvis - rig_pelvis / to_rig;
     let retarget = Retarget::new(proxy, proxy_map, skeleton, map)?
         .with_scale(to_rig)
-        .with_pelvis_offset(pelvis_offset);
+        .with_pelvis_offset(pelvis_offset)
+        .with_ik_feet_carried(map);
     Ok(if leg_fix {
         retarget.with_leg_rest_fix(proxy_map, map)
     } else {
