@@ -773,6 +773,26 @@ mod tests {
         assert!(plain.planted_drift_max_mm() > 5.0, "{plain:?}");
     }
 
+    /// Arms, spine, neck and head are optional: without them in the map the proxy takes
+    /// the mannequin's, and the legs still plant.
+    #[test]
+    fn a_rig_mapped_without_arms_or_spine_still_gets_its_set() {
+        let (skeleton, map) = other_rig();
+        let mut legs_only = map.clone();
+        legs_only.arms = Default::default();
+        legs_only.spine.clear();
+        legs_only.neck = None;
+        legs_only.head = None;
+        let generated = generate_clips(&skeleton, &legs_only).unwrap();
+        assert_eq!(generated.clips.len(), 40);
+        let walk = &generated.clips[1];
+        assert_eq!(walk.name(), "Walk_F");
+        let report =
+            analyze_gait(&skeleton, &legs_only, walk, &GaitAnalysisConfig::default()).unwrap();
+        assert!(report.planted_drift_max_mm() <= 5.0, "{report:?}");
+        assert!(report.ground_skid_max_cm() <= 1.0, "{report:?}");
+    }
+
     /// What the generator cannot work without is an error that names it.
     #[test]
     fn a_rig_without_pelvis_legs_or_sockets_is_refused_by_name() {
