@@ -36,6 +36,9 @@ pub struct CharacterFiles {
     pub settings: Option<PathBuf>,
     /// Another rig's clips and graph, retargeted onto this one, in place of its own.
     pub retarget_from: Option<RetargetSource>,
+    /// The built-in clip set authored on this rig (and the default graph), in place of
+    /// its own clips.
+    pub generate_clips: bool,
 }
 
 /// Whose clips `--retarget-from` plays on the character.
@@ -77,27 +80,32 @@ fn mannequin_retargeted(
         .map(|clip| retarget.clip(clip, DEFAULT_SAMPLE_HZ))
         .collect::<Result<Vec<_>, _>>()
         .context("retargeting the mannequin's clips onto the character")?;
-    let mut def: plantigrade::graph::GraphDef =
-        ron::from_str(plantigrade::mannequin::DEFAULT_GRAPH_RON)
-            .context("the mannequin's default graph")?;
-    for layer in &mut def.layers {
-        layer.mask = layer
-            .mask
-            .iter()
-            .filter_map(|(name, weight)| {
-                retarget
-                    .target_name(name)
-                    .map(|target| (target.to_owned(), *weight))
-            })
-            .collect();
-    }
+    let def = plantigrade::mannequin::default_graph_def_renamed(|name| {
+        retarget.target_name(name).map(str::to_owned)
+    })
+    .context("the mannequin's default graph")?;
     Ok((clips, def))
 }
 
-/// Loads the rig, finds its bones (explicit or detected, sockets from its skin when it has
-/// no toe joints), derives foot contacts its clips lack on that map, builds the graph and
-/// sizes the settings to the rig.
-pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
+/// The built-in clip set authored on `skeleton` (bones `map`), and the default graph over
+/// it, its aim layer's mask named with the rig's joints.
+fn generated_on_rig(
+    skeleton: &plantigrade::skeleton::Skeleton,
+    map: &HumanoidMap,
+) -> anyhow::Result<(Vec<plantigrade::clip::Clip>, plantigrade::graph::GraphDef)> {
+    let generated = plantigrade::mannequin::generate_clips(skeleton, map)
+        .context("authoring the built-in clip set on the character")?;
+    let def = generated
+        .default_graph_def()
+        .context("the default graph for the generated clips")?;
+    Ok((generated.clips, def))
+}
+
+/// The rig of `files` (its skeleton and clips) and its bone map: explicit or detected,
+/// sockets from its skin when it has no toe joints.
+pub fn load_rig(
+    files: &CharacterFiles,
+) -> anyhow::Result<(plantigrade_gltf::ImportedAsset, HumanoidMap)> {
     let file = &files.file;
     let names = files
         .bone_map
@@ -125,12 +133,29 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         None => HumanoidMap::detect(skeleton),
     };
     asset.sockets_from_skin(&mut map);
-    let (own_clips, retargeted_graph) = match files.retarget_from {
-        Some(RetargetSource::Mannequin) => {
+    Ok((asset, map))
+}
+
+/// Loads the rig, finds its bones (explicit or detected, sockets from its skin when it has
+/// no toe joints), derives foot contacts its clips lack on that map, builds the graph and
+/// sizes the settings to the rig.
+pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
+    let file = &files.file;
+    let (asset, map) = load_rig(files)?;
+    let skeleton = &asset.skeleton;
+    let (own_clips, retargeted_graph) = match (files.retarget_from, files.generate_clips) {
+        (Some(_), true) => anyhow::bail!(
+            "--retarget-from and --generate-clips both replace the rig's clips: give one"
+        ),
+        (Some(RetargetSource::Mannequin), false) => {
             let (clips, def) = mannequin_retargeted(skeleton, &map)?;
             (clips, Some(def))
         }
-        None => (asset.clips.clone(), None),
+        (None, true) => {
+            let (clips, def) = generated_on_rig(skeleton, &map)?;
+            (clips, Some(def))
+        }
+        (None, false) => (asset.clips.clone(), None),
     };
     let (clips, _) =
         add_derived_foot_contacts(skeleton, &map, own_clips, &FootContactConfig::default());
@@ -167,7 +192,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     };
     let graph = match (&retargeted_graph, &files.graph, &files.roles) {
         (Some(def), _, _) => GraphAsset::from_def(def, skeleton, clips)
-            .context("the mannequin's default graph on the character")?,
+            .context("the default graph on the character")?,
         (None, Some(graph_path), _) => {
             let source = std::fs::read_to_string(graph_path)
                 .with_context(|| format!("reading the graph {}", graph_path.display()))?;
@@ -195,7 +220,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
                 .with_context(|| format!("the graph generated from {}", roles_path.display()))?
         }
         (None, None, None) => anyhow::bail!(
-            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, or --retarget-from mannequin (the built-in clips on the rig)"
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, --retarget-from mannequin (the mannequin's clips on the rig) or --generate-clips (the built-in set authored on the rig)"
         ),
     };
     let name = file.file_stem().map_or_else(
@@ -588,6 +613,92 @@ mod tests {
             "{:?}",
             failures(&actor, &rows)
         );
+    }
+
+    /// Issue 22 item 1: the built-in set authored on each shared rig (ignoring its own
+    /// clips) meets the mannequin's clip-table targets on every gait clip: planted drift
+    /// ≤ 2 mm mean and 5 mm worst, ground skid ≤ 1 cm, one stance per foot, stance share.
+    #[test]
+    fn the_set_generated_on_each_shared_rig_meets_the_clip_targets() {
+        for file in [
+            "Mesh2Motion_HumanBase_UAL1.glb",
+            "KayKit_RigMedium_MovementBasic.glb",
+            "Quaternius_Platformer_Character.glb",
+        ] {
+            let Some(path) = plantigrade_test_assets::require(file) else {
+                return;
+            };
+            let (asset, map) = load_rig(&CharacterFiles {
+                file: path,
+                ..Default::default()
+            })
+            .unwrap();
+            let generated = plantigrade::mannequin::generate_clips(&asset.skeleton, &map).unwrap();
+            assert_eq!(generated.clips.len(), 40, "{file}");
+            let rows =
+                crate::clip_table::evaluate_on(&asset.skeleton, &map, &generated.clips, 60.0)
+                    .unwrap();
+            assert_eq!(rows.len(), 27, "{file}");
+            let failures = crate::clip_table::failures(&rows);
+            assert!(failures.is_empty(), "{file}: {failures:#?}");
+        }
+    }
+
+    /// UAL walking the set generated on its own skeleton up and down stairs and a ramp,
+    /// and running on the flat: it meets the bar the mannequin sets on the same runs.
+    #[test]
+    fn ual_walks_the_stairs_on_clips_generated_for_it() {
+        let Some(ual) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+            return;
+        };
+        let actor = load_actor(&CharacterFiles {
+            file: ual,
+            generate_clips: true,
+            ..Default::default()
+        })
+        .unwrap();
+        let course = Course::default_course();
+        let names: Vec<String> = [
+            "stairs_up_20cm_walk",
+            "stairs_down_20cm_walk",
+            "ramp_30_up_walk",
+            "flat_run",
+        ]
+        .map(String::from)
+        .to_vec();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
+    }
+
+    /// Generated clips and another rig's clips both replace the rig's own: asking for both
+    /// is an error that names them.
+    #[test]
+    fn generated_and_retargeted_clips_are_not_combined() {
+        let files = CharacterFiles {
+            retarget_from: Some(RetargetSource::Mannequin),
+            generate_clips: true,
+            graph: None,
+            ..mannequin_files()
+        };
+        let error = format!("{:#}", load_actor(&files).unwrap_err());
+        assert!(
+            error.contains("--retarget-from") && error.contains("--generate-clips"),
+            "{error}"
+        );
+        // Alone, on the mannequin's own file, the generated set runs with the default graph.
+        let actor = load_actor(&CharacterFiles {
+            generate_clips: true,
+            graph: None,
+            ..mannequin_files()
+        })
+        .unwrap();
+        assert!(actor.graph.clips().iter().any(|c| c.name() == "Walk_F"));
     }
 
     /// Issue 17 item 7: a 1 m and a 3 m mannequin (the mannequin resized, its settings

@@ -101,13 +101,28 @@ fn checks_for(report: &GaitReport, hz: f32) -> Vec<Check> {
 /// Evaluates every built-in gait clip at `hz`.
 pub fn evaluate(hz: f32) -> anyhow::Result<Vec<ClipRow>> {
     let mannequin = Mannequin::new();
+    evaluate_on(&mannequin.skeleton, &mannequin.bones, &mannequin.clips, hz)
+}
+
+/// Evaluates the gait clips (those with an authored ground speed) of `clips`, on
+/// `skeleton` with bones `bones`, at `hz`, against the mannequin's targets (absolute: a
+/// rig smaller than the mannequin meets them more easily).
+pub fn evaluate_on(
+    skeleton: &plantigrade::skeleton::Skeleton,
+    bones: &plantigrade::HumanoidMap,
+    clips: &[plantigrade::clip::Clip],
+    hz: f32,
+) -> anyhow::Result<Vec<ClipRow>> {
     let config = GaitAnalysisConfig {
         sample_rate_hz: hz,
         ..Default::default()
     };
-    let gait_clips: Vec<_> = mannequin.gait_clips().collect();
+    let gait_clips: Vec<_> = clips
+        .iter()
+        .filter(|c| c.authored_speed_m_s().is_some_and(|s| s > 0.0))
+        .collect();
     if gait_clips.is_empty() {
-        anyhow::bail!("the mannequin has no gait clips");
+        anyhow::bail!("no gait clips (clips with an authored ground speed)");
     }
     let progress = ProgressBar::new(gait_clips.len() as u64).with_style(
         ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg}")
@@ -117,7 +132,7 @@ pub fn evaluate(hz: f32) -> anyhow::Result<Vec<ClipRow>> {
     let mut rows = Vec::new();
     for clip in gait_clips {
         progress.set_message(clip.name().to_string());
-        let report = analyze_gait(&mannequin.skeleton, &mannequin.bones, clip, &config)?;
+        let report = analyze_gait(skeleton, bones, clip, &config)?;
         let stance_height_max_mm = report
             .feet
             .iter()

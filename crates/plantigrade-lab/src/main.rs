@@ -21,6 +21,7 @@ mod timeline;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 /// The system allocator, counting live bytes and each thread's allocations (the crowd's
@@ -195,6 +196,15 @@ struct CharacterArgs {
         value_parser = character::parse_retarget_source
     )]
     retarget_from: Option<character::RetargetSource>,
+    /// Author the built-in clip set (idle, 8-way walks and runs, sprint, crouch, jumps,
+    /// landings, push, aim, turns) on the character's own skeleton and play it through the
+    /// default graph; the rig's own clips are not used.
+    #[arg(
+        long,
+        requires = "character",
+        conflicts_with_all = ["graph", "roles", "retarget_from"]
+    )]
+    generate_clips: bool,
     /// The character's settings (RON `CharacterSettings`), used as they are; by default
     /// the built-in settings scaled to the rig's leg length.
     #[arg(long, value_name = "S.ron", requires = "character")]
@@ -212,6 +222,7 @@ impl CharacterArgs {
             graph: self.graph.clone(),
             settings: self.settings.clone(),
             retarget_from: self.retarget_from,
+            generate_clips: self.generate_clips,
         })
     }
 
@@ -227,8 +238,19 @@ impl CharacterArgs {
 #[derive(Subcommand, Debug, Clone)]
 enum Command {
     /// Evaluate every built-in gait clip on flat ground and play the scripted timeline
-    /// through the default graph (the default).
-    Clips,
+    /// through the default graph (the default). With `--character F --generate-clips`:
+    /// the clip table only, of the built-in set authored on that rig.
+    Clips {
+        /// A glTF rig to author the built-in clip set on (needs `--generate-clips`).
+        #[arg(long, value_name = "FILE.glb", requires = "generate_clips")]
+        character: Option<PathBuf>,
+        /// The rig's bones (RON `BoneNames`); detected when omitted.
+        #[arg(long, value_name = "MAP.ron", requires = "character")]
+        bone_map: Option<PathBuf>,
+        /// Author the built-in clip set on `--character` and evaluate it.
+        #[arg(long, requires = "character")]
+        generate_clips: bool,
+    },
     /// Run headless scenarios on the test course (all of them unless named).
     Run {
         /// A scenario to run (repeatable), e.g. `--scenario stairs_up_20cm_run`.
@@ -738,6 +760,35 @@ fn run_compare(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<bool>
     Ok(true)
 }
 
+/// `clips --character F --generate-clips`: the clip table of the built-in set authored on
+/// the rig; with `--check`, fails unless every gait clip meets the mannequin's targets.
+fn generated_clip_table(files: &character::CharacterFiles, cli: &Cli) -> anyhow::Result<bool> {
+    check_hz(cli.hz)?;
+    let (asset, map) = character::load_rig(files)?;
+    let generated = plantigrade::mannequin::generate_clips(&asset.skeleton, &map)
+        .context("authoring the built-in clip set on the character")?;
+    println!(
+        "{}: the built-in set authored on the rig ({} clips, speeds × {:.3}, its leg over the mannequin's)\n",
+        files.file.display(),
+        generated.clips.len(),
+        generated.scale
+    );
+    let rows = clip_table::evaluate_on(&asset.skeleton, &map, &generated.clips, cli.hz)?;
+    clip_table::print_table(&rows, cli.hz);
+    let failures = clip_table::failures(&rows);
+    println!(
+        "\n{} of {} gait clips meet the targets",
+        rows.iter()
+            .filter(|r| r.checks.iter().all(|c| c.pass))
+            .count(),
+        rows.len()
+    );
+    for failure in &failures {
+        println!("  {failure}");
+    }
+    Ok(failures.is_empty() || !cli.check)
+}
+
 /// The clip table, the graph timeline and every scenario; returns whether every check
 /// passed (always `true` unless `check`).
 fn default_run(cli: &Cli) -> anyhow::Result<bool> {
@@ -838,8 +889,26 @@ fn end_quietly_on_a_closed_pipe() {}
 fn main() -> ExitCode {
     end_quietly_on_a_closed_pipe();
     let cli = Cli::parse();
-    let result = match cli.command.clone().unwrap_or(Command::Clips) {
-        Command::Clips => default_run(&cli),
+    let default_command = Command::Clips {
+        character: None,
+        bone_map: None,
+        generate_clips: false,
+    };
+    let result = match cli.command.clone().unwrap_or(default_command) {
+        Command::Clips {
+            character: Some(file),
+            bone_map,
+            generate_clips: _,
+        } => generated_clip_table(
+            &character::CharacterFiles {
+                file,
+                bone_map,
+                generate_clips: true,
+                ..Default::default()
+            },
+            &cli,
+        ),
+        Command::Clips { .. } => default_run(&cli),
         Command::Run {
             scenarios,
             course,

@@ -16,7 +16,7 @@
 //! T-pose's), then turned as the source's turns. The legs, spine, neck and head are not:
 //! their rests stand upright on any humanoid.
 
-use glam::{Affine3A, Mat3, Quat, Vec3};
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
 use crate::bone_map::{HumanoidMap, Side};
 use crate::clip::{Clip, ClipError, FloatCurve, JointTracks, Track};
@@ -72,6 +72,11 @@ pub struct Retarget {
     source_rest_model: Vec<Affine3A>,
     target_rest_rotations: Vec<Quat>,
     target_rest_model: Vec<Affine3A>,
+    /// The target's feet that hang from elsewhere than their shins (IK-target feet).
+    ik_feet: Vec<IkFoot>,
+    /// Added to the target pelvis's model position (source model units, source frame,
+    /// before the scale): zero unless set with [`Retarget::with_pelvis_offset`].
+    pelvis_offset: Vec3,
 }
 
 impl Retarget {
@@ -108,7 +113,78 @@ impl Retarget {
             source_rest_model: source.rest_model(),
             target_rest_rotations: model_rotations(target, target.rest_local()),
             target_rest_model: target.rest_model(),
+            pelvis_offset: Vec3::ZERO,
+            ik_feet: Vec::new(),
         })
+    }
+
+    /// The same, with each target foot that is an IK target (it hangs from the root or a
+    /// control bone, not its shin: Quaternius) moved to the end of its shin in every pose,
+    /// so the clip carries its feet along. Off by default: the mannequin's clips on
+    /// Quaternius then leave its feet 10–30 cm over the ground, where foot IK never
+    /// plants them (every foot figure of every lab run reads 0.0).
+    pub fn with_ik_feet_carried(mut self, target_map: &HumanoidMap) -> Self {
+        self.ik_feet = [Side::Left, Side::Right]
+            .into_iter()
+            .filter_map(|side| target_map.leg(side).ok())
+            .filter(|leg| leg.foot_is_ik_target)
+            .map(|leg| IkFoot {
+                foot: leg.foot,
+                calf: leg.calf,
+                ankle_in_calf: leg.ankle_in_calf(&self.target),
+            })
+            .collect();
+        self
+    }
+
+    /// The same, with the pelvis's moves and the authored speeds scaled by `scale` in
+    /// place of the ratio of leg lengths (hip to ankle at rest): for a source built to the
+    /// target's proportions at a known scale, whose rest legs (straight) measure otherwise
+    /// than the target's (bent).
+    pub fn with_scale(mut self, scale: f32) -> Self {
+        self.scale = scale;
+        self
+    }
+
+    /// The same, with `offset` (source model space, metres of the source) added to the
+    /// source pelvis's move from its rest: for a source whose rest pelvis stands higher
+    /// or lower, for the target's proportions, than the target's does.
+    pub fn with_pelvis_offset(mut self, offset: Vec3) -> Self {
+        self.pelvis_offset = offset;
+        self
+    }
+
+    /// The same, with each thigh and shin of the target first turned so its rest points
+    /// the way its source's rest points, as the arms are (see the module docs): a target
+    /// leg resting bent or splayed then takes the exact hip-knee-ankle shape of the
+    /// source's. Right when the source was built to the target's proportions (the
+    /// generated clip set), where bone lengths match; the feet are not turned.
+    pub fn with_leg_rest_fix(mut self, source_map: &HumanoidMap, target_map: &HumanoidMap) -> Self {
+        for side in [Side::Left, Side::Right] {
+            let chain = |map: &HumanoidMap| {
+                let leg = map.legs[side.index()];
+                [leg.thigh, leg.calf, leg.foot]
+            };
+            let (sc, tc) = (chain(source_map), chain(target_map));
+            for k in 0..2 {
+                let (Some(s), Some(s_next), Some(t), Some(t_next)) =
+                    (sc[k], sc[k + 1], tc[k], tc[k + 1])
+                else {
+                    continue;
+                };
+                let along = |skeleton: &Skeleton, a: usize, b: usize| {
+                    (skeleton.rest_position_model(b) - skeleton.rest_position_model(a))
+                        .try_normalize()
+                };
+                let target_dir = along(&self.target, t, t_next).map(|d| self.frame.inverse() * d);
+                let source_dir = along(&self.source, s, s_next);
+                if let Some((from, to)) = target_dir.zip(source_dir) {
+                    self.rest_fix[t] =
+                        self.frame * Quat::from_rotation_arc(from, to) * self.frame.inverse();
+                }
+            }
+        }
+        self
     }
 
     /// The source joint driving target joint `joint`, if any.
@@ -143,20 +219,29 @@ impl Retarget {
             });
         }
         let duration_s = clip.duration_s();
-        let samples = ((duration_s * sample_hz).ceil() as usize).max(1) + 1;
+        // Every 1 / sample_hz, and the end; a sample closer to the end than a hundredth
+        // of the step is the end (at 180 Hz, 96 steps of a 0.5333 s clip land on it).
+        let step_s = 1.0 / sample_hz;
+        let times: Vec<f32> = (0..)
+            .map(|k| k as f32 * step_s)
+            .take_while(|&t| t < duration_s - 0.01 * step_s)
+            .chain(std::iter::once(duration_s))
+            .collect();
+        let samples = times.len();
         let joints = self.target.num_joints();
         let mut rotations: Vec<Vec<(f32, Quat)>> = vec![Vec::with_capacity(samples); joints];
-        let mut pelvis_positions = Vec::with_capacity(samples);
+        let mut positions: Vec<Vec<(f32, Vec3)>> = vec![Vec::new(); joints];
         let mut source_pose = Pose::new(source_joints);
         let mut target_local: Vec<Transform> = self.target.rest_local().to_vec();
-        for k in 0..samples {
-            let time_s = (k as f32 / sample_hz).min(duration_s);
+        for &time_s in &times {
             clip.sample(time_s, self.source.rest_local(), &mut source_pose)?;
             self.pose_at(&source_pose, &mut target_local);
             for (track, local) in rotations.iter_mut().zip(&target_local) {
                 track.push((time_s, local.rotation));
             }
-            pelvis_positions.push((time_s, target_local[self.target_pelvis].translation));
+            for joint in self.moved_joints() {
+                positions[joint].push((time_s, target_local[joint].translation));
+            }
         }
         let tracks = (0..joints)
             .map(|joint| -> Result<JointTracks, ClipError> {
@@ -167,10 +252,10 @@ impl Retarget {
                     } else {
                         None
                     },
-                    translation: if joint == self.target_pelvis {
-                        Some(Track::linear(pelvis_positions.iter().copied())?)
-                    } else {
+                    translation: if positions[joint].is_empty() {
                         None
+                    } else {
+                        Some(Track::linear(positions[joint].iter().copied())?)
                     },
                     scale: None,
                 })
@@ -191,6 +276,12 @@ impl Retarget {
             out = out.with_authored_velocity(self.frame * velocity * self.scale)?;
         }
         Ok(out)
+    }
+
+    /// Target joints whose translation the retarget writes: the pelvis, and each foot
+    /// that is an IK target (see [`crate::bone_map::LegChain::foot_is_ik_target`]).
+    fn moved_joints(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.target_pelvis).chain(self.ik_feet.iter().map(|f| f.foot))
     }
 
     /// The target's local pose for one source pose (`target_local` holds the target's
@@ -224,7 +315,8 @@ impl Retarget {
         // (at rest above it, as nothing above the pelvis is driven but it).
         let source_model = model_affines(&self.source, source_pose.local());
         let moved = source_model[self.source_pelvis].translation
-            - self.source_rest_model[self.source_pelvis].translation;
+            - self.source_rest_model[self.source_pelvis].translation
+            + Vec3A::from(self.pelvis_offset);
         let target_rest_model = &self.target_rest_model;
         let pelvis_model = Vec3::from(target_rest_model[self.target_pelvis].translation)
             + self.frame * Vec3::from(moved) * self.scale;
@@ -234,7 +326,29 @@ impl Retarget {
             .map_or(Affine3A::IDENTITY, |p| target_rest_model[p]);
         target_local[self.target_pelvis].translation =
             parent_model.inverse().transform_point3(pelvis_model);
+        // A foot that hangs from elsewhere than its shin is put at the end of the shin,
+        // where the leg now puts the ankle, so the clip carries its feet along.
+        if !self.ik_feet.is_empty() {
+            let model = model_affines(&self.target, target_local);
+            for foot in &self.ik_feet {
+                let ankle = model[foot.calf].transform_point3(foot.ankle_in_calf);
+                let parent = self
+                    .target
+                    .parent(foot.foot)
+                    .map_or(Affine3A::IDENTITY, |p| model[p]);
+                target_local[foot.foot].translation = parent.inverse().transform_point3(ankle);
+            }
+        }
     }
+}
+
+/// A target foot that is an IK target: placed at the end of its shin in every pose.
+#[derive(Clone, Debug)]
+struct IkFoot {
+    foot: usize,
+    calf: usize,
+    /// The ankle in the calf's frame, at rest.
+    ankle_in_calf: Vec3,
 }
 
 /// Model-space rotations of a local pose (scales ignored: they turn nothing).
@@ -259,13 +373,13 @@ fn model_affines(skeleton: &Skeleton, local: &[Transform]) -> Vec<Affine3A> {
 
 /// A rig's frame at rest (its left, up and forward as a rotation from model axes), its
 /// pelvis and its leg length (hip to ankle, mean of both sides).
-struct RestFrame {
-    rotation: Quat,
-    pelvis: usize,
-    leg_m: f32,
+pub(crate) struct RestFrame {
+    pub rotation: Quat,
+    pub pelvis: usize,
+    pub leg_m: f32,
 }
 
-fn rest_frame(
+pub(crate) fn rest_frame(
     skeleton: &Skeleton,
     map: &HumanoidMap,
     rig: &'static str,
@@ -290,10 +404,15 @@ fn rest_frame(
     if !(leg_m.is_finite() && leg_m > 1e-4) {
         return Err(no_frame("its thighs and feet are at the same place"));
     }
-    // Up from the feet to the hips; left across the hips, square to it.
-    let up = (at(left_thigh) + at(right_thigh) - at(left_foot) - at(right_foot))
+    // Up from the feet to the hips, snapped to the nearest model axis when it is within
+    // 30° of one (a rig resting with its ankles a little behind or apart from its hips
+    // still stands on its model's floor: taken as it is, up tilted the ground the
+    // retargeted feet plant on, 3.4° for UAL, planted feet climbing 6 cm a walking step);
+    // left across the hips, square to it.
+    let hips_over_feet = (at(left_thigh) + at(right_thigh) - at(left_foot) - at(right_foot))
         .try_normalize()
         .ok_or_else(|| no_frame("its hips are not above its feet"))?;
+    let up = nearest_axis(hips_over_feet, 30f32.to_radians().cos()).unwrap_or(hips_over_feet);
     let across = at(left_thigh) - at(right_thigh);
     let left_axis = (across - up * across.dot(up))
         .try_normalize()
@@ -306,6 +425,24 @@ fn rest_frame(
         pelvis,
         leg_m,
     })
+}
+
+/// The model axis (±X, ±Y, ±Z) nearest `direction` (unit), if their cosine is at least
+/// `min_cos`.
+fn nearest_axis(direction: Vec3, min_cos: f32) -> Option<Vec3> {
+    [
+        Vec3::X,
+        Vec3::Y,
+        Vec3::Z,
+        Vec3::NEG_X,
+        Vec3::NEG_Y,
+        Vec3::NEG_Z,
+    ]
+    .into_iter()
+    .map(|axis| (axis, axis.dot(direction)))
+    .filter(|&(_, cos)| cos >= min_cos)
+    .max_by(|a, b| a.1.total_cmp(&b.1))
+    .map(|(axis, _)| axis)
 }
 
 /// Per target joint, the model-space turn that points its rest bone along its source's

@@ -81,7 +81,8 @@ pub(super) struct SolvedKeys {
 }
 
 /// Solves `bodies` (one per key, `key_rate_hz` keys per second), first lowering the pelvis
-/// as `fit` says wherever a leg could not reach. With `looping`, the keys are one cycle
+/// as `fit` says wherever a leg could not reach (pelvis heights are designed for the
+/// mannequin: they are raised by [`Rig::pelvis_height_offset_m`] first). With `looping`, the keys are one cycle
 /// without its closing key: smoothing wraps around and the first pose is appended as the
 /// closing key so the loop is seamless.
 pub(super) fn solve_keys(
@@ -91,6 +92,9 @@ pub(super) fn solve_keys(
     fit: PelvisFit,
     key_rate_hz: f32,
 ) -> SolvedKeys {
+    for body in &mut bodies {
+        body.pelvis_position_model.y += rig.pelvis_height_offset_m;
+    }
     let drops: Vec<f32> = bodies
         .iter()
         .map(|b| b.pelvis_drop_for_reach(rig, COMFORT_EXTENSION))

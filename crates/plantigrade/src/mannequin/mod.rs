@@ -10,11 +10,16 @@
 //! push and the aim overlay; `turn` the turns in place. They describe each key in model
 //! space (`body`), solve legs and arms with an analytic two-bone solve (`limb_ik`) on the
 //! joints looked up in `rig`, and turn the keys into tracks (`keys`).
+//!
+//! `generate` authors the same set on any humanoid rig: on a skeleton of the mannequin's
+//! shape with the rig's proportions ([`Proportions`], [`skeleton_with`]), retargeted onto
+//! the rig ([`generate_clips`]).
 
 mod body;
 mod clips;
 pub(crate) mod easing;
 mod gait;
+mod generate;
 mod keys;
 mod limb_ik;
 mod poses;
@@ -26,7 +31,8 @@ mod turn;
 mod tests;
 
 pub use clips::clip_names;
-pub use skeleton::skeleton;
+pub use generate::{generate_clips, GenerateError, GeneratedClips, GENERATED_SAMPLE_HZ};
+pub use skeleton::{skeleton, skeleton_with, Proportions};
 
 use crate::bone_map::HumanoidMap;
 use crate::clip::Clip;
@@ -83,4 +89,27 @@ impl Mannequin {
     pub fn default_graph(&self) -> Result<crate::graph::GraphAsset, crate::graph::GraphLoadError> {
         crate::graph::GraphAsset::from_ron(DEFAULT_GRAPH_RON, &self.skeleton, self.clips.clone())
     }
+}
+
+/// The default graph ([`DEFAULT_GRAPH_RON`]) for another rig: each joint its layers' masks
+/// name (the mannequin's) renamed by `rename`, which gives the rig's joint or `None` (the
+/// joint is left out of the mask). For clips retargeted from the mannequin or generated
+/// on the rig ([`GeneratedClips::default_graph_def`]).
+pub fn default_graph_def_renamed(
+    rename: impl Fn(&str) -> Option<String>,
+) -> Result<crate::graph::GraphDef, crate::graph::GraphLoadError> {
+    use crate::graph::{GraphLoadError, GraphProblem, SourcePos};
+    let mut def: crate::graph::GraphDef =
+        ron::from_str(DEFAULT_GRAPH_RON).map_err(|e| GraphLoadError {
+            pos: Some(SourcePos::of_ron_error(&e)),
+            problem: GraphProblem::Syntax(e.code.to_string()),
+        })?;
+    for layer in &mut def.layers {
+        layer.mask = layer
+            .mask
+            .iter()
+            .filter_map(|(name, weight)| rename(name).map(|rig_name| (rig_name, *weight)))
+            .collect();
+    }
+    Ok(def)
 }

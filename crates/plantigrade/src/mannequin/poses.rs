@@ -32,7 +32,7 @@ fn standing_foot(rig: &Rig, side: Side) -> FootTarget {
     FootTarget::flat_at_ankle(
         rig.leg(side),
         Vec3::new(
-            sign * STAND_ANKLE_HALF_WIDTH_M,
+            rig.out(side, STAND_ANKLE_HALF_WIDTH_M),
             ankle_height_m(rig, side),
             0.0,
         ),
@@ -198,7 +198,7 @@ fn crouch_foot(rig: &Rig, side: Side, forward_m: f32) -> FootTarget {
     let sign = side_sign(side);
     FootTarget::flat_at_ankle(
         rig.leg(side),
-        Vec3::new(sign * 0.15, ankle_height_m(rig, side), forward_m),
+        Vec3::new(rig.out(side, 0.15), ankle_height_m(rig, side), forward_m),
         sign * 0.25,
     )
 }
@@ -206,6 +206,9 @@ fn crouch_foot(rig: &Rig, side: Side, forward_m: f32) -> FootTarget {
 /// A foot in the air: ankle position for the left foot (the right mirrors X), pitch
 /// (positive points the toes).
 fn airborne_foot(rig: &Rig, side: Side, ankle_left: Vec3, pitch_rad: f32) -> FootTarget {
+    // Lifted with the body: the pelvis is raised by the rig's offset when the key is solved.
+    let ankle_left =
+        ankle_left + Vec3::new(rig.hip_width_offset_m, rig.pelvis_height_offset_m, 0.0);
     FootTarget::at_ankle(
         rig.leg(side),
         mirror_point(side, ankle_left),
@@ -424,10 +427,18 @@ pub(super) fn land_heavy(rig: &Rig) -> Result<AuthoredClip, ClipError> {
 pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
     let front = FootTarget::flat_at_ankle(
         rig.leg(Side::Left),
-        Vec3::new(0.12, ankle_height_m(rig, Side::Left), -0.02),
+        Vec3::new(
+            rig.out(Side::Left, 0.12),
+            ankle_height_m(rig, Side::Left),
+            -0.02,
+        ),
         0.1,
     );
-    let back = FootTarget::with_flat_toes(Vec3::new(-0.12, 0.0, -0.33), -0.1, 0.45);
+    let back = FootTarget::with_flat_toes(
+        Vec3::new(rig.sole_out(Side::Right, 0.12), 0.0, -0.33),
+        -0.1,
+        0.45,
+    );
     // Palm on the wall: fingers up, palm facing forward (left hand; the right mirrors).
     let palm_forward = rotation_from_axes(Vec3::Y, Vec3::NEG_Z, Vec3::NEG_X);
     let authored = looping_clip(rig, "Push_Wall", 1.2, JointSet::FullBody, |phase| {
@@ -437,7 +448,11 @@ pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
             finger_curl_rad: 0.1,
             clavicle_forward_rad: 0.1 + 0.03 * effort,
             ..ArmPose::reach(ArmTarget::ReachModel {
-                wrist_model: mirror_point(side, Vec3::new(0.21, 1.30, 0.50)),
+                // At the shoulders' height, which rises with the rig's pelvis.
+                wrist_model: mirror_point(
+                    side,
+                    Vec3::new(0.21, 1.30 + rig.pelvis_height_offset_m, 0.50),
+                ),
                 elbow_pole_model: mirror_point(side, Vec3::new(0.6, -0.8, -0.2)),
             })
         });
@@ -459,7 +474,9 @@ pub(super) fn push_wall(rig: &Rig) -> Result<AuthoredClip, ClipError> {
 /// looking down the sights; breathing. No pelvis or leg tracks, so it layers over any
 /// base pose through the upper-body mask (SPEC GRAPH-4).
 pub(super) fn aim(rig: &Rig) -> Result<AuthoredClip, ClipError> {
-    let rest_pelvis = rig.rest_local()[rig.pelvis].translation;
+    // The rest pelvis, as a designed height (`solve_keys` raises it by the rig's offset).
+    let rest_pelvis =
+        rig.rest_local()[rig.pelvis].translation - Vec3::Y * rig.pelvis_height_offset_m;
     let feet = [Side::Left, Side::Right].map(|side| {
         let leg = rig.leg(side);
         let sign = side_sign(side);

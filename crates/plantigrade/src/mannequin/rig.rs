@@ -62,7 +62,25 @@ pub(super) struct Rig {
     /// Indexed by [`Side::index`].
     pub legs: [LegRig; 2],
     pub arms: [ArmRig; 2],
+    /// The rest pelvis's height above the mannequin's (m): 0 for the mannequin. Authoring
+    /// designs pelvis heights (and the places hands and lifted feet go with it) for the
+    /// mannequin; on a rig of other proportions (normalised to the mannequin's leg length)
+    /// they move by this, so the legs bend as much as the mannequin's.
+    pub pelvis_height_offset_m: f32,
+    /// How much farther from the midline the hips are than the mannequin's (m): 0 for the
+    /// mannequin. Authored foot placements move out by this, so the feet track under the
+    /// hips as the mannequin's do.
+    pub hip_width_offset_m: f32,
+    /// The same for the ball socket of a straight leg (the sole's, where gaits plant the
+    /// feet): its distance from the midline over the mannequin's (0 for the mannequin).
+    pub sole_width_offset_m: f32,
 }
+
+/// The mannequin's hip (thigh joint) distance from the midline (m).
+pub(super) const MANNEQUIN_HIP_HALF_WIDTH_M: f32 = 0.10;
+
+/// The mannequin's rest pelvis height (m), which authored pelvis heights are designed for.
+pub(super) const MANNEQUIN_PELVIS_HEIGHT_M: f32 = 0.95;
 
 impl Rig {
     /// Looks the joints up; `None` if the skeleton is not shaped like the mannequin (missing
@@ -89,6 +107,10 @@ impl Rig {
             arm_rig(skeleton, bones, Side::Left)?,
             arm_rig(skeleton, bones, Side::Right)?,
         ];
+        let left = &legs[Side::Left.index()];
+        let hip_width_offset_m = left.hip_pelvis_local.x - MANNEQUIN_HIP_HALF_WIDTH_M;
+        let sole_width_offset_m =
+            left.hip_pelvis_local.x + left.ball_socket_foot_local.x - MANNEQUIN_HIP_HALF_WIDTH_M;
         Some(Self {
             skeleton: skeleton.clone(),
             root,
@@ -98,6 +120,10 @@ impl Rig {
             head: bones.head?,
             legs,
             arms,
+            pelvis_height_offset_m: skeleton.rest_position_model(pelvis).y
+                - MANNEQUIN_PELVIS_HEIGHT_M,
+            hip_width_offset_m,
+            sole_width_offset_m,
         })
     }
 
@@ -112,6 +138,17 @@ impl Rig {
 
     pub fn leg(&self, side: Side) -> &LegRig {
         &self.legs[side.index()]
+    }
+
+    /// `x`, a left-side ankle distance from the midline designed for the mannequin, for
+    /// this rig's hips, on `side` (the right's negated).
+    pub fn out(&self, side: Side, x: f32) -> f32 {
+        side_sign(side) * (x + self.hip_width_offset_m)
+    }
+
+    /// The same for a ball socket's distance (a sole placed on the ground).
+    pub fn sole_out(&self, side: Side, x: f32) -> f32 {
+        side_sign(side) * (x + self.sole_width_offset_m)
     }
 }
 

@@ -57,6 +57,8 @@ impl FootPlan {
             Side::Left => params.left_stance_offset_model,
             Side::Right => -params.left_stance_offset_model,
         };
+        // Out under the rig's hips (0 for the mannequin).
+        let offset = offset + Vec3::X * rig.sole_out(side, 0.0);
         let stance_centre = offset + Vec3::Z * params.ball_ahead_m;
         let leg = rig.leg(side);
         let cycle_s = key_time_s(params.cycle_frames);
