@@ -1,5 +1,5 @@
 //! `inspect FILE.glb [--bone-map MAP.ron] [--write-bone-map OUT.ron]` and
-//! `mannequin --export FILE.glb`.
+//! `mannequin [--rig FILE.glb [--bone-map MAP.ron]] [--export OUT.glb]`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,29 +15,61 @@ use plantigrade::mannequin::Mannequin;
 use plantigrade::{Clip, Skeleton};
 use plantigrade_gltf::{ImportOptions, ImportedAsset, FOOT_VERTEX_MIN_WEIGHT};
 
-/// Prints the built-in mannequin, or writes it as a .glb.
-pub fn mannequin(export: Option<&Path>) -> anyhow::Result<bool> {
-    let mannequin = Mannequin::new();
+/// Prints the built-in mannequin, or writes it as a .glb; with `rig`, the built-in clip set
+/// authored on that rig ([`plantigrade::mannequin::generate_clips`]) on the rig's skeleton.
+pub fn mannequin(
+    export: Option<&Path>,
+    rig: Option<&crate::character::CharacterFiles>,
+) -> anyhow::Result<bool> {
+    let (skeleton, map, clips, what) = match rig {
+        Some(files) => {
+            let (skeleton, map, clips) = generated_on_file(files)?;
+            let what = format!("{} with the built-in clips", files.file.display());
+            (skeleton, map, clips, what)
+        }
+        None => {
+            let mannequin = Mannequin::new();
+            let what = "the mannequin".to_string();
+            (mannequin.skeleton, mannequin.bones, mannequin.clips, what)
+        }
+    };
     match export {
         Some(path) => {
-            plantigrade_gltf::export_glb_to_path(&mannequin.skeleton, &mannequin.clips, path)
-                .with_context(|| format!("exporting the mannequin to {}", path.display()))?;
+            plantigrade_gltf::export_glb_to_path(&skeleton, &clips, path)
+                .with_context(|| format!("exporting {what} to {}", path.display()))?;
             println!(
-                "wrote {} ({} joints, {} clips)",
+                "wrote {} ({what}: {} joints, {} clips)",
                 path.display(),
-                mannequin.skeleton.num_joints(),
-                mannequin.clips.len()
+                skeleton.num_joints(),
+                clips.len()
             );
         }
         None => {
-            print_skeleton(&mannequin.skeleton);
-            let map = HumanoidMap::detect(&mannequin.skeleton);
-            let origin = format!("detected, preset {:?}", map.preset);
-            print_bone_map(&mannequin.skeleton, &map, &origin, None);
-            print_clips(&mannequin.clips);
+            print_skeleton(&skeleton);
+            let given = rig.is_some_and(|files| files.bone_map.is_some());
+            let how = if given { "given" } else { "detected" };
+            let origin = format!("{how}, preset {:?}", map.preset);
+            print_bone_map(&skeleton, &map, &origin, None);
+            print_clips(&clips);
         }
     }
     Ok(true)
+}
+
+/// The rig of `files` (skeleton as loaded, bone map) and the built-in clip set authored on
+/// it.
+pub fn generated_on_file(
+    files: &crate::character::CharacterFiles,
+) -> anyhow::Result<(Skeleton, HumanoidMap, Vec<Clip>)> {
+    let (asset, map) = crate::character::load_rig(files)?;
+    let generated =
+        plantigrade::mannequin::generate_clips(&asset.skeleton, &map).with_context(|| {
+            format!(
+                "authoring the built-in clip set on {}",
+                files.file.display()
+            )
+        })?;
+    Ok((asset.skeleton, map, generated.clips))
 }
 
 /// Loads a glTF file and prints what plantigrade sees in it: the skeleton, the bone map
@@ -823,5 +855,69 @@ mod tests {
             names,
             ["root", "thigh_l", "calf_l", "thigh_r", "calf_r", "prop"]
         );
+    }
+
+    /// Issue 22 item 3: `mannequin --rig UAL.glb --export OUT.glb` writes the rig with the
+    /// clip set authored on it, and the file reads back as the same skeleton and clips.
+    #[test]
+    fn the_clip_set_authored_on_a_rig_exports_and_reads_back_the_same() {
+        let Some(file) = plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb") else {
+            return;
+        };
+        let files = crate::character::CharacterFiles {
+            file,
+            generate_clips: true,
+            ..Default::default()
+        };
+        let out = scratch("ual_generated.glb");
+        assert!(mannequin(Some(&out), Some(&files)).unwrap());
+        let (skeleton, _, clips) = generated_on_file(&files).unwrap();
+        // Exactly what was written: no contacts derived on import.
+        let options = ImportOptions::default().with_foot_contacts(false);
+        let back = plantigrade_gltf::load_path_with(&out, options).unwrap();
+        assert_eq!(back.skeleton.num_joints(), skeleton.num_joints());
+        for j in 0..skeleton.num_joints() {
+            assert_eq!(back.skeleton.name(j), skeleton.name(j));
+            assert_eq!(back.skeleton.parent(j), skeleton.parent(j));
+            let (a, b) = (back.skeleton.rest_local()[j], skeleton.rest_local()[j]);
+            assert!(a.translation.abs_diff_eq(b.translation, 1e-5), "{j}");
+            assert!(a.rotation.abs_diff_eq(b.rotation, 1e-5), "{j}");
+        }
+        assert_eq!(back.clips.len(), clips.len());
+        // Keys and their times exactly; values to float rounding (the file stores unit
+        // quaternions, renormalised on the way: 1e-7 apart).
+        for (read, written) in back.clips.iter().zip(&clips) {
+            let name = written.name();
+            assert_eq!(read.name(), name);
+            assert_eq!(read.duration_s(), written.duration_s(), "{name}");
+            assert_eq!(read.is_looping(), written.is_looping(), "{name}");
+            assert_eq!(read.curves(), written.curves(), "{name}");
+            assert_eq!(read.events(), written.events(), "{name}");
+            assert_eq!(
+                read.authored_velocity_model_m_s(),
+                written.authored_velocity_model_m_s(),
+                "{name}"
+            );
+            for (j, (a, b)) in read
+                .joint_tracks()
+                .iter()
+                .zip(written.joint_tracks())
+                .enumerate()
+            {
+                assert_eq!(a.translation, b.translation, "{name}: joint {j}");
+                assert_eq!(a.scale, b.scale, "{name}: joint {j}");
+                assert_eq!(
+                    a.rotation.is_some(),
+                    b.rotation.is_some(),
+                    "{name}: joint {j}"
+                );
+                if let (Some(a), Some(b)) = (&a.rotation, &b.rotation) {
+                    assert_eq!(a.times_s(), b.times_s(), "{name}: joint {j}");
+                    for (p, q) in a.values().iter().zip(b.values()) {
+                        assert!(p.abs_diff_eq(*q, 1e-6), "{name}: joint {j}: {p} {q}");
+                    }
+                }
+            }
+        }
     }
 }

@@ -381,11 +381,19 @@ enum Command {
         #[arg(long, num_args = 2, value_names = ["A", "B"], required = true)]
         compare: Vec<PathBuf>,
     },
-    /// The built-in mannequin.
+    /// The built-in mannequin, or (`--rig`) the built-in clip set authored on your rig.
     Mannequin {
-        /// Write the mannequin (skeleton, skinned mesh, every clip) as a binary glTF.
+        /// Write the mannequin (skeleton, skinned mesh, every clip) as a binary glTF; with
+        /// `--rig`, the rig's skeleton (a stick-figure skin) with the clips authored on it,
+        /// named as the rig's joints, for Blender and other engines.
         #[arg(long, value_name = "FILE.glb")]
         export: Option<PathBuf>,
+        /// A glTF rig to author the built-in clip set on (its own clips are not used).
+        #[arg(long, value_name = "FILE.glb")]
+        rig: Option<PathBuf>,
+        /// The rig's bones (RON `BoneNames`); detected when omitted.
+        #[arg(long, value_name = "MAP.ron", requires = "rig")]
+        bone_map: Option<PathBuf>,
     },
     /// Print a glTF file's skeleton, humanoid bone map (with why a leg is not found), foot
     /// sockets and clips.
@@ -970,7 +978,19 @@ fn main() -> ExitCode {
         } => graph_cmd::generate(&clips, &roles, write.as_deref()),
         Command::Graph { file, clips, .. } => graph_cmd::run(file.as_deref(), &clips),
         Command::Report { compare } => run_compare(&compare, &cli.out),
-        Command::Mannequin { export } => inspect::mannequin(export.as_deref()),
+        Command::Mannequin {
+            export,
+            rig,
+            bone_map,
+        } => {
+            let files = rig.map(|file| character::CharacterFiles {
+                file,
+                bone_map,
+                generate_clips: true,
+                ..Default::default()
+            });
+            inspect::mannequin(export.as_deref(), files.as_ref())
+        }
         Command::Inspect {
             file,
             bone_map,
