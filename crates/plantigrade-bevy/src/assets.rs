@@ -17,7 +17,9 @@
 //!   Extension `graph.ron`; any other name loads with `load::<GraphSource>(path)`. A
 //!   clip-role map (`ClipRoles`, extension `roles.ron`: which clip is the idle, the walk
 //!   forward, …) is a graph source too: the graph is generated from it on the rig's clips.
-//!   A user's glTF character and a roles file are enough for foot IK.
+//!   A user's glTF character and a roles file are enough for foot IK. A character with no
+//!   clips at all takes `graphs.add(GraphSource::generated_clips())`: the built-in clip set
+//!   authored on its rig, under the default graph.
 //! - [`BoneMapAsset`]: a RON `BoneNames` (explicit bone map). Extension `bones.ron`.
 //!
 //! An entity with a [`CharacterSource`] (and a `Transform`: the spawn point and facing)
@@ -183,15 +185,37 @@ impl AssetLoader for RigLoader {
 
 /// A RON animation graph definition (`*.graph.ron`), or a clip-role map (`*.roles.ron`:
 /// which of the rig's clips is the idle, the walk forward, …) to generate one from, checked
-/// for syntax; compiled against a rig's clips when a character is built.
+/// for syntax; compiled against a rig's clips when a character is built. Or, made in code
+/// with [`GraphSource::generated_clips`], the built-in clip set authored on the rig and the
+/// default graph over it, for a rig with no clips of its own.
 #[derive(Asset, TypePath, Debug, Clone)]
 pub struct GraphSource {
     source: String,
     /// The role map, when the file is one.
     roles: Option<ClipRoles>,
+    /// The clips are authored on the rig ([`GraphSource::generated_clips`]).
+    generated_clips: bool,
 }
 
 impl GraphSource {
+    /// The built-in clip set (idle, 8-way walks and runs, sprint, crouch, jumps, landings,
+    /// push, aim, turns) authored on the character's rig with
+    /// [`plantigrade::mannequin::generate_clips`], proportioned to it, under the default
+    /// graph: a rigged character with no clips (or none that fit) walks. The rig's own
+    /// clips are not used. Add it with `graphs.add(GraphSource::generated_clips())`.
+    pub fn generated_clips() -> Self {
+        Self {
+            source: String::new(),
+            roles: None,
+            generated_clips: true,
+        }
+    }
+
+    /// True for [`GraphSource::generated_clips`].
+    pub fn is_generated_clips(&self) -> bool {
+        self.generated_clips
+    }
+
     /// The RON text.
     pub fn source(&self) -> &str {
         &self.source
@@ -204,7 +228,9 @@ impl GraphSource {
 
     /// The graph compiled against `rig`'s skeleton and clips; from a role map, generated
     /// on them first (bones detected, each gait placed no slower than `gait_speeds`, the
-    /// character's, and played at the rate that matches: see [`GaitSpeeds`]).
+    /// character's, and played at the rate that matches: see [`GaitSpeeds`]); from
+    /// [`GraphSource::generated_clips`], the default graph over the clip set authored on
+    /// the rig (bones detected).
     pub fn compile(
         &self,
         rig: &RigAsset,
@@ -215,16 +241,17 @@ impl GraphSource {
 
     /// [`Self::compile`] on the character's own bone map (a bone-map file or
     /// `CharacterSettings::bone_map`) instead of detected bones, so a rig whose joints are
-    /// not found by name gets its role-map graph from the map it is given.
+    /// not found by name gets its role-map graph (or its generated clips) from the map it
+    /// is given.
     pub fn compile_with_bones(
         &self,
         rig: &RigAsset,
         gait_speeds: GaitSpeeds,
         bone_names: Option<&BoneNames>,
     ) -> Result<GraphAsset, GraphLoadError> {
-        let Some(roles) = &self.roles else {
+        if self.roles.is_none() && !self.generated_clips {
             return GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone());
-        };
+        }
         let bones = match bone_names {
             Some(names) => {
                 HumanoidMap::from_names(&rig.skeleton, names).map_err(|e| GraphLoadError {
@@ -235,6 +262,16 @@ impl GraphSource {
                 })?
             }
             None => HumanoidMap::detect(&rig.skeleton),
+        };
+        let Some(roles) = &self.roles else {
+            let generated =
+                plantigrade::mannequin::generate_clips(&rig.skeleton, &bones).map_err(|e| {
+                    GraphLoadError {
+                        pos: None,
+                        problem: GraphProblem::Generated(e.to_string()),
+                    }
+                })?;
+            return generated.default_graph(&rig.skeleton);
         };
         let generated =
             generate_graph_at(roles, &rig.skeleton, &bones, &rig.clips, Some(gait_speeds))
@@ -309,12 +346,14 @@ impl AssetLoader for GraphLoader {
             return Ok(GraphSource {
                 source,
                 roles: Some(roles),
+                generated_clips: false,
             });
         }
         parse_ron::<GraphDef>(&source, path)?;
         Ok(GraphSource {
             source,
             roles: None,
+            generated_clips: false,
         })
     }
 
@@ -841,6 +880,7 @@ mod tests {
                 )
                 .unwrap(),
             ),
+            generated_clips: false,
         };
         let speeds = GaitSpeeds::of(&CharacterSettings::default().motion);
         let walk_speed = |asset: &GraphAsset| {

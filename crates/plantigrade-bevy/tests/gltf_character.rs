@@ -76,13 +76,19 @@ enum UalFiles {
     GraphAndBoneMap,
     /// Only the repository's example role map: graph generated, bones detected.
     Roles,
+    /// No clips of its own: the built-in set authored on the rig, the default graph.
+    GeneratedClips,
 }
 
 /// The UAL rig and its graph (and bone map) through the AssetServer.
-fn ual_source(app: &App, files: UalFiles) -> CharacterSource {
-    let server = app.world().resource::<AssetServer>();
+fn ual_source(app: &mut App, files: UalFiles) -> CharacterSource {
+    let server = app.world().resource::<AssetServer>().clone();
     let rig = server.load::<RigAsset>(format!("{RIGS}://{UAL}"));
     match files {
+        UalFiles::GeneratedClips => {
+            let graphs = &mut app.world_mut().resource_mut::<Assets<GraphSource>>();
+            CharacterSource::new(rig, graphs.add(GraphSource::generated_clips()))
+        }
         UalFiles::GraphAndBoneMap => {
             CharacterSource::new(rig, server.load::<GraphSource>("ual_als.graph.ron"))
                 .with_bone_map(server.load::<BoneMapAsset>("ual.bones.ron"))
@@ -157,7 +163,7 @@ fn walk_ual(rigs: &Path, section: &str, seconds: f64, files: UalFiles) -> Walk {
         app.world_mut().spawn(collider);
     }
     let spawn = course.section(section).unwrap().spawn_world;
-    let source = ual_source(&app, files);
+    let source = ual_source(&mut app, files);
     let entity = app
         .world_mut()
         .spawn((source, Transform::from_translation(spawn)))
@@ -278,6 +284,22 @@ fn ual_rig_with_only_a_roles_file_climbs_the_stairs_with_foot_ik() {
     assert_walked_planted(&walk);
 }
 
+/// Issue 22 item 4: a glTF character whose own clips are not used (as one with none),
+/// with the built-in set authored on its rig, spawns with foot IK and climbs the stairs.
+#[test]
+fn ual_rig_with_generated_clips_climbs_the_stairs_with_foot_ik() {
+    let Some(path) = plantigrade_test_assets::require(UAL) else {
+        return;
+    };
+    let walk = walk_ual(
+        path.parent().unwrap(),
+        "stairs_20cm",
+        6.0,
+        UalFiles::GeneratedClips,
+    );
+    assert_walked_planted(&walk);
+}
+
 /// No NaN, over 4 m forward, and every one of over 60 stance foot-ticks within 2 cm of its
 /// ground, none sinking more than 2 cm.
 fn assert_walked_planted(walk: &Walk) {
@@ -305,7 +327,7 @@ fn joints_bind_to_a_named_hierarchy_without_duplicates() {
         Collider::cuboid(50.0, 0.5, 50.0),
     ));
     // ByName waits for the scene: none yet.
-    let source = ual_source(&app, UalFiles::GraphAndBoneMap).with_joints(JointBinding::ByName);
+    let source = ual_source(&mut app, UalFiles::GraphAndBoneMap).with_joints(JointBinding::ByName);
     let entity = app
         .world_mut()
         .spawn((source, Transform::from_xyz(1.0, 0.0, 2.0)))

@@ -65,6 +65,10 @@ pub enum GraphProblem {
     /// [`super::roles::GenerateError`]).
     #[error("from the role map: {0}")]
     Roles(String),
+    /// The built-in clip set could not be authored on the rig (see
+    /// `plantigrade::mannequin::generate_clips`).
+    #[error("authoring the built-in clip set on the rig: {0}")]
+    Generated(String),
 }
 
 /// A graph that failed to load: the problem and where it is in the file.
