@@ -559,7 +559,7 @@ fn joint_pairs(
 }
 
 #[cfg(all(test, feature = "mannequin"))]
-mod tests;
+pub(crate) mod tests;
 
 /// The joint `side`'s arm hangs from (a clavicle, a shoulder), when the map leaves it out.
 fn shoulder(skeleton: &Skeleton, map: &HumanoidMap, side: Side) -> Option<usize> {

@@ -605,34 +605,7 @@ mod tests {
                 .collect(),
         )
         .unwrap();
-        let rest_model = posed.rest_model();
-        let mut rotations_model = vec![Quat::IDENTITY; posed.num_joints()];
-        let joints = (0..posed.num_joints())
-            .map(|j| {
-                let axis =
-                    Vec3::new(1.0 + j as f32, 2.0 - j as f32 * 0.3, 0.5 * j as f32).normalize();
-                let rotation_model = facing * Quat::from_axis_angle(axis, 0.4 + 0.37 * j as f32);
-                rotations_model[j] = rotation_model;
-                let position = facing * Vec3::from(rest_model[j].translation) * scale;
-                let parent = posed.parent(j);
-                let (parent_rotation, parent_position) =
-                    parent.map_or((Quat::IDENTITY, Vec3::ZERO), |p| {
-                        (
-                            rotations_model[p],
-                            facing * Vec3::from(rest_model[p].translation) * scale,
-                        )
-                    });
-                Joint {
-                    name: posed.name(j).to_owned(),
-                    parent,
-                    rest_local: Transform::from_translation_rotation(
-                        parent_rotation.inverse() * (position - parent_position),
-                        parent_rotation.inverse() * rotation_model,
-                    ),
-                }
-            })
-            .collect();
-        Skeleton::new(joints).unwrap()
+        crate::retarget::tests::reshaped(&posed, scale, facing)
     }
 
     /// A humanoid unlike the mannequin: long thighs and short shins, wide hips, long feet,

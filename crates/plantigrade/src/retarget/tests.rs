@@ -9,10 +9,10 @@ use crate::mannequin::Mannequin;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Joint;
 
-/// The mannequin's skeleton with every joint's rest rotation replaced by an arbitrary
-/// one (its children's offsets turned to match), `scale` times its size, turned by
-/// `facing` as a whole: the same body, other bone axes.
-fn reshaped(skeleton: &Skeleton, scale: f32, facing: Quat) -> Skeleton {
+/// `skeleton` (the mannequin's, or one built from it) with every joint's rest rotation
+/// replaced by an arbitrary one (its children's offsets turned to match), `scale` times its
+/// size, turned by `facing` as a whole: the same body, other bone axes.
+pub(crate) fn reshaped(skeleton: &Skeleton, scale: f32, facing: Quat) -> Skeleton {
     let rest_model = skeleton.rest_model();
     let mut rotations_model = vec![Quat::IDENTITY; skeleton.num_joints()];
     let joints = (0..skeleton.num_joints())
