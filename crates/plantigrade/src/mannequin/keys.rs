@@ -82,9 +82,9 @@ pub(super) struct SolvedKeys {
 
 /// Solves `bodies` (one per key, `key_rate_hz` keys per second), first lowering the pelvis
 /// as `fit` says wherever a leg could not reach (pelvis heights are designed for the
-/// mannequin: they are raised by [`Rig::pelvis_height_offset_m`] first). With `looping`, the keys are one cycle
-/// without its closing key: smoothing wraps around and the first pose is appended as the
-/// closing key so the loop is seamless.
+/// mannequin: they are raised by [`Rig::pelvis_height_offset_m`] first). With `looping`,
+/// the keys are one cycle without its closing key: smoothing wraps around and the first
+/// pose is appended as the closing key so the loop is seamless.
 pub(super) fn solve_keys(
     rig: &Rig,
     mut bodies: Vec<BodyTargets>,
