@@ -35,6 +35,10 @@ impl LegRig {
 /// The bones foot IK drives, found once per skeleton.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FootRig {
+    /// The joint the pelvis drop moves: the mapped pelvis, or on a rig whose thighs hang
+    /// from a joint above it (Quaternius: `Body → Hips`, `Body → UpperLeg.L`) that joint,
+    /// the lowest that carries both thighs and the pelvis, so the hips go down with the
+    /// trunk (moving `Hips` alone left the legs up and the feet over lower ground).
     pub pelvis: usize,
     pub legs: [LegRig; 2],
     /// Each leg's joints from the thigh down (and, for an IK-target foot, the foot and the
@@ -80,6 +84,29 @@ impl LegJoints {
     }
 }
 
+/// The lowest joint at or above `pelvis` that both `thighs` hang below (`pelvis` when none
+/// does: legs in another branch are left as they are).
+fn legs_carrier(skeleton: &Skeleton, pelvis: usize, thighs: [usize; 2]) -> usize {
+    let carries = |joint: usize, thigh: usize| {
+        let mut at = Some(thigh);
+        while let Some(j) = at {
+            if j == joint {
+                return true;
+            }
+            at = skeleton.parent(j);
+        }
+        false
+    };
+    let mut at = Some(pelvis);
+    while let Some(joint) = at {
+        if thighs.iter().all(|&t| carries(joint, t)) {
+            return joint;
+        }
+        at = skeleton.parent(joint);
+    }
+    pelvis
+}
+
 impl FootRig {
     /// Finds the pelvis and both legs (with sockets) of `map` on `skeleton`.
     pub fn new(skeleton: &Skeleton, map: &HumanoidMap) -> Result<FootRig, FootIkError> {
@@ -122,7 +149,7 @@ impl FootRig {
         }
         match legs {
             [Some(left), Some(right)] => Ok(FootRig {
-                pelvis,
+                pelvis: legs_carrier(skeleton, pelvis, [left.chain.thigh, right.chain.thigh]),
                 legs: [left, right],
                 leg_joints: [left, right]
                     .map(|leg| LegJoints::below(skeleton, leg.chain.thigh, leg.chain.foot)),

@@ -1050,3 +1050,73 @@ fn a_foot_easing_back_in_after_a_step_off_stays_on_its_ground() {
         (tread_m - lowest) * 1000.0
     );
 }
+
+/// Quaternius' layout: the thighs hang from `Body`, the mapped pelvis `Hips` beside them
+/// (it carries the trunk). The pelvis drop moves `Body`, so the hips go down with the trunk
+/// and both feet reach ground 12 cm below their rest.
+#[test]
+fn the_pelvis_drop_moves_the_joint_that_carries_the_thighs() {
+    use crate::skeleton::{Joint, Transform};
+    let j = |name: &str, parent: usize, t_m: Vec3| Joint {
+        name: name.into(),
+        parent: Some(parent),
+        rest_local: Transform::from_translation(t_m),
+    };
+    let skeleton = Skeleton::new(vec![
+        Joint {
+            name: "Root".into(),
+            parent: None,
+            rest_local: Transform::IDENTITY,
+        },
+        j("Body", 0, Vec3::new(0.0, 0.9, 0.0)),
+        j("Hips", 1, Vec3::new(0.0, 0.02, 0.0)),
+        j("Abdomen", 2, Vec3::new(0.0, 0.15, 0.0)),
+        j("UpperLeg.L", 1, Vec3::new(0.1, -0.05, 0.0)),
+        j("LowerLeg.L", 4, Vec3::new(0.0, -0.41, 0.03)),
+        j("Foot.L", 5, Vec3::new(0.0, -0.37, -0.03)),
+        j("UpperLeg.R", 1, Vec3::new(-0.1, -0.05, 0.0)),
+        j("LowerLeg.R", 7, Vec3::new(0.0, -0.41, 0.03)),
+        j("Foot.R", 8, Vec3::new(0.0, -0.37, -0.03)),
+    ])
+    .unwrap();
+    let map = crate::bone_map::HumanoidMap::detect(&skeleton);
+    assert_eq!(map.pelvis, skeleton.find("Hips"));
+    let foot_rig = FootRig::new(&skeleton, &map).unwrap();
+    assert_eq!(Some(foot_rig.pelvis), skeleton.find("Body"));
+    // A rig whose thighs hang from its pelvis keeps the pelvis (the mannequin).
+    let m = Mannequin::new();
+    let mannequin_rig = FootRig::new(&m.skeleton, &m.bones).unwrap();
+    assert_eq!(Some(mannequin_rig.pelvis), m.bones.pelvis);
+
+    let world = split_world(Some(-0.12), Some(-0.12));
+    let mut ik = FootIk::new(FootIkConfig::default(), foot_rig);
+    let mut model = ModelPose::new(skeleton.num_joints());
+    let input = input(Vec3::ZERO, 1.0);
+    for _ in 0..90 {
+        let mut pose = Pose::rest(&skeleton);
+        local_to_model(&skeleton, &pose, &mut model).unwrap();
+        let animated = ik.rig().animated_feet(&model);
+        let requests = ik.plan_probes(&input, &animated);
+        let config = ik.config.probe;
+        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
+        ik.solve(
+            &input, &animated, &results, &skeleton, &mut pose, &mut model,
+        )
+        .unwrap();
+    }
+    let rest_model = skeleton.rest_model();
+    for leg in &ik.rig().legs {
+        let hip_drop = rest_model[leg.chain.thigh].translation.y
+            - model.joints_model()[leg.chain.thigh].translation.y;
+        assert!(hip_drop > 0.05, "the hip went down {hip_drop} m");
+        let (heel, ball) = (
+            model.point_model(leg.chain.foot, leg.sockets.heel_foot_local),
+            model.point_model(leg.chain.foot, leg.sockets.ball_foot_local),
+        );
+        let sole = heel.y.min(ball.y);
+        assert!(
+            (sole + 0.12).abs() < 0.01,
+            "sole at {sole} m, ground at -0.12 m"
+        );
+    }
+}
