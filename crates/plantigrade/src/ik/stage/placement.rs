@@ -219,7 +219,7 @@ pub(super) fn ankle_height_m(
     // hits are from where it was, across the edge (a heel's hit on the nosing behind
     // would hold it a whole step up over its new tread), and its plane is the tread's.
     let clear = (state.contact < 0.5 || landed_now) && !held.moved_onto_tread;
-    let clearance = under_foot.map(|hit| hit.filter(|_| clear).map(|h| h.point.y));
+    let clearance = under_foot.map(|hit| hit.filter(|_| clear));
     // A swinging foot's ground goes, over the swing, from the ground under it at
     // lift-off to the ground where it lands at touch-down: a landing a stride up a
     // ramp or a flight is climbed to, not leapt to (and the plane fitted there is
@@ -299,7 +299,13 @@ pub(super) fn ankle_height_m(
             // Landed (no look-ahead left): the ground under itself.
             ground_at(sole_xz) + lift_m
         };
-        if let Some(here) = clear {
+        // What was hit, at the sole: a probe cast a few cm from where the sole is now
+        // (planned last tick) hits a slope higher or lower than under the sole (3 cm on
+        // a 40° ramp, held until the smoothed contact says planted, then dropped in a
+        // tick); a tread's plane is level, so a nosing is cleared at its own height.
+        if let Some(hit) = clear {
+            let here = SupportPlane::through(hit.point, hit.normal)
+                .map_or(hit.point.y, |p| p.height_at(sole_xz.x, sole_xz.y));
             sole_y = sole_y.max(here + lift_m);
         }
         ankle_y = ankle_y.max(sole_y - offset_world.y);
