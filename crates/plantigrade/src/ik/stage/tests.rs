@@ -893,6 +893,29 @@ fn heel_strike_slide_m(world: &dyn SpatialQueries, planted: &FootIkInput, turn_r
         .fold(0.0, f32::max)
 }
 
+/// `skeleton`'s rest pose held by `ik` on `world` for 90 ticks, standing still at the
+/// origin with its feet planted: the last tick's pose and model pose.
+fn hold_rest_pose_on<W: SpatialQueries>(
+    ik: &mut FootIk,
+    skeleton: &Skeleton,
+    world: &W,
+) -> (Pose, ModelPose) {
+    let mut pose = Pose::rest(skeleton);
+    let mut model = ModelPose::new(skeleton.num_joints());
+    let input = input(Vec3::ZERO, 1.0);
+    for _ in 0..90 {
+        pose = Pose::rest(skeleton);
+        local_to_model(skeleton, &pose, &mut model).unwrap();
+        let animated = ik.rig().animated_feet(&model);
+        let requests = ik.plan_probes(&input, &animated);
+        let config = ik.config.probe;
+        let results = requests.map(|q| run_foot_probe(world, QueryFilter::GROUND, &config, &q));
+        ik.solve(&input, &animated, &results, skeleton, &mut pose, &mut model)
+            .unwrap();
+    }
+    (pose, model)
+}
+
 /// A Quaternius-like rig: an armature root scaled 100 (so joint translations are in
 /// hundredths of a metre), the legs under the hips, and each foot hanging from the root (an
 /// IK target) where its shin ends in the rest pose; no toe joints.
@@ -948,21 +971,7 @@ fn ik_target_feet_are_put_on_their_targets_at_the_end_of_their_shins() {
     // Ground 6 cm up under the left foot, 4 cm down under the right: both legs move.
     let world = split_world(Some(0.06), Some(-0.04));
     let mut ik = FootIk::new(FootIkConfig::default(), foot_rig);
-    let mut pose = Pose::rest(&skeleton);
-    let mut model = ModelPose::new(skeleton.num_joints());
-    let input = input(Vec3::ZERO, 1.0);
-    for _ in 0..90 {
-        pose = Pose::rest(&skeleton);
-        local_to_model(&skeleton, &pose, &mut model).unwrap();
-        let animated = ik.rig().animated_feet(&model);
-        let requests = ik.plan_probes(&input, &animated);
-        let config = ik.config.probe;
-        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
-        ik.solve(
-            &input, &animated, &results, &skeleton, &mut pose, &mut model,
-        )
-        .unwrap();
-    }
+    let (pose, model) = hold_rest_pose_on(&mut ik, &skeleton, &world);
     let out = *ik.output();
     // The model pose the stage leaves is the pose's.
     let mut fresh = ModelPose::new(skeleton.num_joints());
@@ -1090,20 +1099,7 @@ fn the_pelvis_drop_moves_the_joint_that_carries_the_thighs() {
 
     let world = split_world(Some(-0.12), Some(-0.12));
     let mut ik = FootIk::new(FootIkConfig::default(), foot_rig);
-    let mut model = ModelPose::new(skeleton.num_joints());
-    let input = input(Vec3::ZERO, 1.0);
-    for _ in 0..90 {
-        let mut pose = Pose::rest(&skeleton);
-        local_to_model(&skeleton, &pose, &mut model).unwrap();
-        let animated = ik.rig().animated_feet(&model);
-        let requests = ik.plan_probes(&input, &animated);
-        let config = ik.config.probe;
-        let results = requests.map(|q| run_foot_probe(&world, QueryFilter::GROUND, &config, &q));
-        ik.solve(
-            &input, &animated, &results, &skeleton, &mut pose, &mut model,
-        )
-        .unwrap();
-    }
+    let (_, model) = hold_rest_pose_on(&mut ik, &skeleton, &world);
     let rest_model = skeleton.rest_model();
     for leg in &ik.rig().legs {
         let hip_drop = rest_model[leg.chain.thigh].translation.y
