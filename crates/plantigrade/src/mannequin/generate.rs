@@ -114,9 +114,6 @@ pub fn generate_clips(
             "it is not shaped like the mannequin (a bug in the proportions)",
         ));
     }
-    let authored = super::clips::author_all(&proxy, &proxy_map)
-        .map_err(|_| GenerateError::Proxy("a key could not be authored"))?;
-    let proxy_clips: Vec<Clip> = authored.into_iter().map(|a| a.clip).collect();
     if is_same_skeleton(&proxy, skeleton) && Rig::new(skeleton, map).is_some() {
         // The rig is its own proxy: authored on it directly (the mannequin's own clips).
         let authored = super::clips::author_all(skeleton, map)
@@ -128,6 +125,9 @@ pub fn generate_clips(
             retarget: None,
         });
     }
+    let authored = super::clips::author_all(&proxy, &proxy_map)
+        .map_err(|_| GenerateError::Proxy("a key could not be authored"))?;
+    let proxy_clips: Vec<Clip> = authored.into_iter().map(|a| a.clip).collect();
     let retarget = proxy_to_rig(&proxy, &proxy_map, skeleton, map, true)?;
     let to_rig = retarget.scale();
     let clips = proxy_clips
@@ -399,10 +399,9 @@ impl Proportions {
         // joint for spaced between their neighbours.
         let neck_at = map.neck.map(|j| s * (m.at(j) - pelvis));
         let head_at = map.head.map(|j| s * (m.at(j) - pelvis));
-        let mannequin_model = mannequin_trunk_model();
         let neck_at = neck_at
             .or_else(|| head_at.map(|h| h - mannequin.head))
-            .unwrap_or(mannequin_model.neck);
+            .unwrap_or_else(mannequin_neck);
         let head_at = head_at.unwrap_or(neck_at + mannequin.head);
         let mut spine_at: [Option<Vec3>; 3] = [None; 3];
         let n = map.spine.len();
@@ -495,15 +494,9 @@ impl Proportions {
 }
 
 /// The mannequin's neck position relative to its pelvis (for rigs without neck or head).
-struct TrunkModel {
-    neck: Vec3,
-}
-
-fn mannequin_trunk_model() -> TrunkModel {
+fn mannequin_neck() -> Vec3 {
     let m = Proportions::mannequin();
-    TrunkModel {
-        neck: m.spine[0] + m.spine[1] + m.spine[2] + m.neck,
-    }
+    m.spine[0] + m.spine[1] + m.spine[2] + m.neck
 }
 
 /// Spine slots with gaps filled: each missing one spaced evenly between the nearest known
