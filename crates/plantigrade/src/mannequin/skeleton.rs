@@ -10,8 +10,9 @@ use crate::skeleton::{Joint, Skeleton, Transform};
 /// ([`skeleton_with`]): the mannequin's own ([`Proportions::mannequin`]) or another rig's,
 /// measured from its rest pose (see `generate`).
 ///
-/// The legs hang straight down (`calf_m` and `foot_m` are lengths along −Y) and the arms
-/// point straight out (`lowerarm_m`, `hand_m` along +X), the shape the authoring needs.
+/// The legs hang straight down (`thigh_m` and `calf_m` are lengths along −Y) and the arms
+/// point straight out (`upperarm_m`, `lowerarm_m` along +X), the shape the authoring
+/// needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Proportions {
     /// Root to pelvis (the root stands on the ground, y = 0).
