@@ -562,7 +562,7 @@ fn joint_pairs(
 pub(crate) mod tests;
 
 /// The joint `side`'s arm hangs from (a clavicle, a shoulder), when the map leaves it out.
-fn shoulder(skeleton: &Skeleton, map: &HumanoidMap, side: Side) -> Option<usize> {
+pub(crate) fn shoulder(skeleton: &Skeleton, map: &HumanoidMap, side: Side) -> Option<usize> {
     let parent = skeleton.parent(map.arms[side.index()].upperarm?)?;
     (!map.joints().contains(&parent)).then_some(parent)
 }

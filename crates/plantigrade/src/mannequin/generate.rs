@@ -541,9 +541,7 @@ fn arm_measure(
         let arm = map.arm(side)?;
         let at = |j: usize| s * (m.left(j, side) - mirror(side, pelvis));
         let shoulder = at(arm.upperarm);
-        let clavicle = skeleton
-            .parent(arm.upperarm)
-            .filter(|p| !map.joints().contains(p))
+        let clavicle = crate::retarget::shoulder(skeleton, map, side)
             .map(at)
             // No joint of its own: one inward of the shoulder, as the mannequin's.
             .unwrap_or(shoulder - Proportions::mannequin().shoulder);
