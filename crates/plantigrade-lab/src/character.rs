@@ -101,6 +101,26 @@ fn generated_on_rig(
     Ok((generated.clips, def))
 }
 
+/// The rig of `files` (its skeleton as loaded, its bone map) and the built-in clip set
+/// authored on it (`mannequin --rig`, `clips --character F --generate-clips`).
+pub fn generated_on_file(
+    files: &CharacterFiles,
+) -> anyhow::Result<(
+    plantigrade::skeleton::Skeleton,
+    HumanoidMap,
+    plantigrade::mannequin::GeneratedClips,
+)> {
+    let (asset, map) = load_rig(files)?;
+    let generated =
+        plantigrade::mannequin::generate_clips(&asset.skeleton, &map).with_context(|| {
+            format!(
+                "authoring the built-in clip set on {}",
+                files.file.display()
+            )
+        })?;
+    Ok((asset.skeleton, map, generated))
+}
+
 /// The rig of `files` (its skeleton and clips) and its bone map: explicit or detected,
 /// sockets from its skin when it has no toe joints.
 pub fn load_rig(

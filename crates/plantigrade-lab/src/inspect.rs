@@ -23,7 +23,8 @@ pub fn mannequin(
 ) -> anyhow::Result<bool> {
     let (skeleton, map, clips, what) = match rig {
         Some(files) => {
-            let (skeleton, map, clips) = generated_on_file(files)?;
+            let (skeleton, map, generated) = crate::character::generated_on_file(files)?;
+            let clips = generated.clips;
             let what = format!("{} with the built-in clips", files.file.display());
             (skeleton, map, clips, what)
         }
@@ -54,22 +55,6 @@ pub fn mannequin(
         }
     }
     Ok(true)
-}
-
-/// The rig of `files` (skeleton as loaded, bone map) and the built-in clip set authored on
-/// it.
-pub fn generated_on_file(
-    files: &crate::character::CharacterFiles,
-) -> anyhow::Result<(Skeleton, HumanoidMap, Vec<Clip>)> {
-    let (asset, map) = crate::character::load_rig(files)?;
-    let generated =
-        plantigrade::mannequin::generate_clips(&asset.skeleton, &map).with_context(|| {
-            format!(
-                "authoring the built-in clip set on {}",
-                files.file.display()
-            )
-        })?;
-    Ok((asset.skeleton, map, generated.clips))
 }
 
 /// Loads a glTF file and prints what plantigrade sees in it: the skeleton, the bone map
@@ -871,7 +856,8 @@ mod tests {
         };
         let out = scratch("ual_generated.glb");
         assert!(mannequin(Some(&out), Some(&files)).unwrap());
-        let (skeleton, _, clips) = generated_on_file(&files).unwrap();
+        let (skeleton, _, generated) = crate::character::generated_on_file(&files).unwrap();
+        let clips = generated.clips;
         // Exactly what was written: no contacts derived on import.
         let options = ImportOptions::default().with_foot_contacts(false);
         let back = plantigrade_gltf::load_path_with(&out, options).unwrap();

@@ -21,7 +21,6 @@ mod timeline;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::{Parser, Subcommand};
 
 /// The system allocator, counting live bytes and each thread's allocations (the crowd's
@@ -772,16 +771,14 @@ fn run_compare(files: &[PathBuf], out: &std::path::Path) -> anyhow::Result<bool>
 /// the rig; with `--check`, fails unless every gait clip meets the mannequin's targets.
 fn generated_clip_table(files: &character::CharacterFiles, cli: &Cli) -> anyhow::Result<bool> {
     check_hz(cli.hz)?;
-    let (asset, map) = character::load_rig(files)?;
-    let generated = plantigrade::mannequin::generate_clips(&asset.skeleton, &map)
-        .context("authoring the built-in clip set on the character")?;
+    let (skeleton, map, generated) = character::generated_on_file(files)?;
     println!(
         "{}: the built-in set authored on the rig ({} clips, speeds × {:.3}, its leg over the mannequin's)\n",
         files.file.display(),
         generated.clips.len(),
         generated.scale
     );
-    let rows = clip_table::evaluate_on(&asset.skeleton, &map, &generated.clips, cli.hz)?;
+    let rows = clip_table::evaluate_on(&skeleton, &map, &generated.clips, cli.hz)?;
     clip_table::print_table(&rows, cli.hz);
     let failures = clip_table::failures(&rows);
     println!(
