@@ -172,6 +172,23 @@ pub(super) fn hold_ball(
     }
     let to_ball = anchor_to_ball_xz(anchor);
     state.lock_anchor_to_ball_xz = to_ball;
+    // Where the animation has the anchor (world xz). A heel-struck foot follows its
+    // animated heel, not its ball less the aligned heel-to-ball: on a slope the aligned
+    // foot's horizontal length grows as its toes come down, and measured from the ball
+    // the heel slid back down the slope by that much as the sole came down (2.7 cm on
+    // the 30° ramp up).
+    let anchor_xz = match anchor {
+        LockAnchor::Ball => ball_xz,
+        LockAnchor::Heel => {
+            let heel = tick.root_world + tick.facing * anim.heel_model;
+            let heel_xz = Vec2::new(heel.x, heel.z) + state.placement_world();
+            if heel_xz.is_finite() {
+                heel_xz
+            } else {
+                ball_xz - to_ball
+            }
+        }
+    };
     // Where the animated foot points (world yaw, rad): the facing plus the foot's
     // own heading in the animation, which a blend can turn during a stance (a run
     // easing between square and hip-turned clips).
@@ -198,7 +215,7 @@ pub(super) fn hold_ball(
             + state.lock.update_with(
                 &config.lock,
                 &LockInput {
-                    animated_xz: ball_xz - to_ball,
+                    animated_xz: anchor_xz,
                     animated_speed_m_s: ball_speed_m_s,
                     animated_lift_m: anim.heel_model.y.min(anim.ball_model.y),
                     contact: raw_contact.max(state.contact),

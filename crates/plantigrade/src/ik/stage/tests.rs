@@ -839,7 +839,22 @@ fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
     let normal = Vec3::new(0.0, 1.0, -tan).normalize();
     let ramp = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
     let walking = input(Vec3::ZERO, 1.0);
-    let slid_m = heel_strike_slide_m(&ramp, &walking, 0.0);
+    let slid_m = heel_strike_slide_m(&ramp, (&walking, &walking), 0.0, false);
+    assert!(slid_m < 0.005, "up the ramp the heel slid {slid_m} m");
+}
+
+#[test]
+fn a_heel_down_before_its_contact_rises_stays_where_it_touched() {
+    // The mannequin's contact curves rise at foot-flat, a few ticks after the heel
+    // strikes. Up a 30° ramp the right heel touches with the toes up 25° and the contact
+    // curve at 0; the sole comes down over 8 ticks, then the curve says planted. The heel
+    // stays where it touched: placed from the ball, it slid 2.7 cm back down the slope as
+    // the aligned foot's horizontal length grew (the ramps' ground skid).
+    let tan = 30f32.to_radians().tan();
+    let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+    let ramp = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+    let (swinging, planted) = (input(Vec3::ZERO, 0.0), input(Vec3::ZERO, 1.0));
+    let slid_m = heel_strike_slide_m(&ramp, (&swinging, &planted), 0.0, true);
     assert!(slid_m < 0.005, "up the ramp the heel slid {slid_m} m");
 }
 
@@ -852,7 +867,7 @@ fn a_running_heel_strike_keeps_its_heel_and_a_planted_heel_turns_about_itself() 
         velocity_world: Vec3::new(0.0, 0.0, 3.75),
         ..input(Vec3::ZERO, 1.0)
     };
-    let slid_m = heel_strike_slide_m(&flat, &running, 0.0);
+    let slid_m = heel_strike_slide_m(&flat, (&running, &running), 0.0, false);
     assert!(slid_m < 0.005, "running, the heel slid {slid_m} m");
     // Across a 20° slope, with the animation turning the foot 10° as the sole comes
     // down: the lock keeps the foot pointing where it landed, a turn about the pinned
@@ -861,33 +876,53 @@ fn a_running_heel_strike_keeps_its_heel_and_a_planted_heel_turns_about_itself() 
     let normal = Vec3::new(-tan, 1.0, 0.0).normalize();
     let cross = HeightWorld::new(move |x: f32, _| Some((x * tan, normal)));
     let walking = input(Vec3::ZERO, 1.0);
-    let slid_m = heel_strike_slide_m(&cross, &walking, 10f32.to_radians());
+    let slid_m = heel_strike_slide_m(&cross, (&walking, &walking), 10f32.to_radians(), false);
     assert!(slid_m < 0.005, "across the slope the heel slid {slid_m} m");
 }
 
 /// How far (m, world xz) the right heel moves while a heel strike (toes up 25°) comes down
 /// flat over 8 ticks, the animation turning the foot by `turn_rad` meanwhile, after 10
-/// ticks settled at the strike.
-fn heel_strike_slide_m(world: &dyn SpatialQueries, planted: &FootIkInput, turn_rad: f32) -> f32 {
+/// ticks settled at the strike (both with `striking`), and over 3 ticks flat after
+/// (with `planted`). With `about_heel` the animation rolls the foot about its heel, as a
+/// walk's does; else about its ankle, so only the lock keeps the heel in place.
+fn heel_strike_slide_m(
+    world: &dyn SpatialQueries,
+    (striking, planted): (&FootIkInput, &FootIkInput),
+    turn_rad: f32,
+    about_heel: bool,
+) -> f32 {
     let mut r = rig(FootIkMode::Predictive);
-    let heel_world = |r: &mut Rig, toes_up_rad: f32, yaw_rad: f32| {
-        tick_posed(r, world, planted, |r| {
-            let foot = r.ik.rig().legs[1].chain.foot;
+    let leg = r.ik.rig().legs[1];
+    let (foot, heel_local) = (leg.chain.foot, leg.sockets.heel_foot_local);
+    let calf = r.mannequin.skeleton.parent(foot).unwrap();
+    let struck = 25f32.to_radians();
+    // Where the animation has the heel at the strike (model space).
+    let mut struck_heel_model = None;
+    let mut heel_world = |r: &mut Rig, input: &FootIkInput, toes_up_rad: f32, yaw_rad: f32| {
+        tick_posed(r, world, input, |r| {
             // A turn about -X lifts the toes (the mannequin's rest rotations are identity).
             r.pose.local_mut()[foot].rotation *=
                 Quat::from_rotation_y(yaw_rad) * Quat::from_rotation_x(-toes_up_rad);
+            local_to_model(&r.mannequin.skeleton, &r.pose, &mut r.model).unwrap();
+            let heel = r.model.point_model(foot, heel_local);
+            let fixed = *struck_heel_model.get_or_insert(heel);
+            if about_heel {
+                let (_, calf_rotation, _) =
+                    r.model.joints_model()[calf].to_scale_rotation_translation();
+                r.pose.local_mut()[foot].translation += calf_rotation.inverse() * (fixed - heel);
+            }
         });
         sole_points(r, 1).0
     };
-    let struck = 25f32.to_radians();
     for _ in 0..10 {
-        heel_world(&mut r, struck, 0.0);
+        heel_world(&mut r, striking, struck, 0.0);
     }
-    let start = heel_world(&mut r, struck, 0.0);
-    (1..=8)
+    let start = heel_world(&mut r, striking, struck, 0.0);
+    (1..=11)
         .map(|k| {
-            let share = k as f32 / 8.0;
-            let heel = heel_world(&mut r, struck * (1.0 - share), turn_rad * share);
+            let share = (k as f32 / 8.0).min(1.0);
+            let input = if k <= 8 { striking } else { planted };
+            let heel = heel_world(&mut r, input, struck * (1.0 - share), turn_rad * share);
             Vec2::new(heel.x - start.x, heel.z - start.z).length()
         })
         .fold(0.0, f32::max)
