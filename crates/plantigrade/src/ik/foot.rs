@@ -125,6 +125,11 @@ pub struct FootProbeRequest {
     pub single_point: bool,
     /// Cast nothing (LOD, IK off): the result is [`FootProbeResult::NOT_RUN`].
     pub skip: bool,
+    /// Where a swinging foot's toes are, ahead of its ball (world): one more ray there, and
+    /// its hit stands for [`FootProbeResult::toe_here`] when it is a step above the ground
+    /// under the ball (a riser just ahead of a toe leaving a tread is cleared before the
+    /// toe reaches it).
+    pub ball_ahead_world: Option<Vec3>,
     /// Feed-forward (IK-10): one more ray here (world; the character's feet point pushed
     /// ahead by the full look-ahead), so movement code hears of a gap a step early.
     pub ahead_world: Option<Vec3>,
@@ -339,6 +344,22 @@ pub fn run_foot_probe(
         result.heel_here = cast_down(world, request.heel_world, 0.0, config, filter);
         result.toe_here = cast_down(world, request.ball_world, 0.0, config, filter);
         result.rays_cast += 2;
+        if let Some(ahead) = request.ball_ahead_world.filter(|p| p.is_finite()) {
+            let hit = cast_down(world, ahead, 0.0, config, filter);
+            result.rays_cast += 1;
+            // A step, not the slope the ball is on carried on.
+            let ground_there = |here: RayHit| {
+                SupportPlane::through(here.point, here.normal)
+                    .map_or(here.point.y, |plane| plane.height_at(ahead.x, ahead.z))
+            };
+            if let Some(hit) = hit.filter(|hit| {
+                result
+                    .toe_here
+                    .is_none_or(|here| hit.point.y > ground_there(here) + config.edge_mismatch_m)
+            }) {
+                result.toe_here = Some(hit);
+            }
+        }
     }
     let low = |hit: Option<RayHit>, y: f32| hit.is_none_or(|h| h.point.y < y);
     let wanted = request
@@ -550,6 +571,7 @@ mod tests {
             landing_heel_from_ball_xz: None,
             single_point: false,
             skip: false,
+            ball_ahead_world: None,
             ahead_world: None,
             support_check_offset_world: None,
             support_check_below_y: None,
@@ -834,6 +856,37 @@ mod tests {
         let world = HeightWorld::new(|_, _| Some((0.29, Vec3::Y)));
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
         assert_eq!(r.heel.unwrap().point.y, 0.29);
+    }
+
+    #[test]
+    fn a_riser_just_ahead_of_a_swinging_toe_is_its_ground_a_slope_is_not() {
+        // The ball (request: heel at z 0.5, ball 0.18 on, 5 cm up) swings toward a 20 cm
+        // step 3 cm ahead of it: probed where its toes are, the tread above is what it
+        // must clear; 3 cm short of the riser, the floor it is over.
+        let step_at = |riser_z: f32| {
+            HeightWorld::new(move |_, z: f32| Some((if z < riser_z { 0.0 } else { 0.2 }, Vec3::Y)))
+        };
+        let config = ProbeConfig::default();
+        let mut req = request(0.5, 0.6);
+        req.ball_ahead_world = Some(req.ball_world + Vec3::Z * 0.04);
+        let r = run_foot_probe(&step_at(0.71), QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.toe_here.unwrap().point.y, 0.2, "{r:?}");
+        let r = run_foot_probe(&step_at(0.75), QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.toe_here.unwrap().point.y, 0.0, "{r:?}");
+        // Up a 40° ramp the ground 4 cm on is 3.4 cm higher: the slope carried on, not a
+        // step, so the ground under the ball stands.
+        let tan = 40f32.to_radians().tan();
+        let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+        let ramp = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
+        req.ball_world.y += req.ball_world.z * tan;
+        req.heel_world.y += req.heel_world.z * tan;
+        req.ball_ahead_world = Some(req.ball_world + Vec3::Z * 0.04);
+        let r = run_foot_probe(&ramp, QueryFilter::GROUND, &config, &req);
+        let here = r.toe_here.unwrap();
+        assert!(
+            (here.point.y - req.ball_world.z * tan).abs() < 1e-4,
+            "{here:?}"
+        );
     }
 
     #[test]

@@ -15,6 +15,7 @@ fn request(heel_z: f32, offset_z: f32) -> FootProbeRequest {
         landing_heel_from_ball_xz: None,
         single_point: false,
         skip: false,
+        ball_ahead_world: None,
         ahead_world: None,
         support_check_offset_world: None,
         support_check_below_y: None,
