@@ -263,7 +263,7 @@ enum Command {
     },
     /// The foot checks of scenarios at 30, 60 and 144 Hz from several starts along their
     /// paths: in how many runs each passed, and whether the foot figures agree across the
-    /// rates (within 10 %, or 2 mm / 0.5 cm near zero). By default a walk and a run over
+    /// rates (within 10 %, or 2 mm / 1 cm near zero). By default a walk and a run over
     /// every terrain family: stairs, ramps, cross-slope, pebbles, beams, ramps into stairs
     /// and rolling bumps. Measures only.
     Sweep {

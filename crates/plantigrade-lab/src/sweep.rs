@@ -118,8 +118,11 @@ pub struct Figure {
 /// Within 10 % of the largest of the three (ROB-4).
 pub const AGREE_RATIO: f32 = 0.10;
 
-/// 2 mm for the mm figures (the clip table's drift limit; a foot's sole is tens of mm
-/// thick), 0.5 cm for the skid (a tenth of its 5 cm gate).
+/// Each floor is the clip table's own bar for the figure, what an authored clip may show and
+/// still count as none: 2 mm for the mm figures (its drift limit; a foot's sole is tens of
+/// mm thick), 1 cm for the skid (its ground-skid target). A 30 Hz tick samples a footfall's
+/// last centimetre over the ground once or not at all, so below that the skid measures
+/// the sampling more than the foot.
 pub const FIGURES: [Figure; 5] = [
     Figure {
         name: "penetration_max_mm",
@@ -142,13 +145,13 @@ pub const FIGURES: [Figure; 5] = [
     Figure {
         name: "ground_skid_mean_cm",
         unit: "cm",
-        floor: 0.5,
+        floor: 1.0,
         value: |r| r.metrics.foot.ground_skid_mean_cm,
     },
     Figure {
         name: "ground_skid_max_cm",
         unit: "cm",
-        floor: 0.5,
+        floor: 1.0,
         value: |r| r.metrics.foot.ground_skid_max_cm,
     },
 ];
