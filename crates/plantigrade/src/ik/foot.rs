@@ -125,10 +125,9 @@ pub struct FootProbeRequest {
     pub single_point: bool,
     /// Cast nothing (LOD, IK off): the result is [`FootProbeResult::NOT_RUN`].
     pub skip: bool,
-    /// Where a swinging foot's toes are, ahead of its ball (world): one more ray there, and
-    /// its hit stands for [`FootProbeResult::toe_here`] when it is a step above the ground
-    /// under the ball (a riser just ahead of a toe leaving a tread is cleared before the
-    /// toe reaches it).
+    /// Just ahead of a swinging ball (world): one more ray there, and its hit stands for
+    /// [`FootProbeResult::toe_here`] when it is a step above the ground under the ball (a
+    /// riser just ahead of a ball leaving its tread is cleared before the ball reaches it).
     pub ball_ahead_world: Option<Vec3>,
     /// Feed-forward (IK-10): one more ray here (world; the character's feet point pushed
     /// ahead by the full look-ahead), so movement code hears of a gap a step early.
@@ -861,20 +860,20 @@ mod tests {
     #[test]
     fn a_riser_just_ahead_of_a_swinging_toe_is_its_ground_a_slope_is_not() {
         // The ball (request: heel at z 0.5, ball 0.18 on, 5 cm up) swings toward a 20 cm
-        // step 3 cm ahead of it: probed where its toes are, the tread above is what it
-        // must clear; 3 cm short of the riser, the floor it is over.
+        // step 5 mm ahead of it: probed 1 cm ahead, the tread above is what it must clear;
+        // 5 mm short of the riser, the floor it is over.
         let step_at = |riser_z: f32| {
             HeightWorld::new(move |_, z: f32| Some((if z < riser_z { 0.0 } else { 0.2 }, Vec3::Y)))
         };
         let config = ProbeConfig::default();
         let mut req = request(0.5, 0.6);
-        req.ball_ahead_world = Some(req.ball_world + Vec3::Z * 0.04);
-        let r = run_foot_probe(&step_at(0.71), QueryFilter::GROUND, &config, &req);
+        req.ball_ahead_world = Some(req.ball_world + Vec3::Z * 0.01);
+        let r = run_foot_probe(&step_at(0.685), QueryFilter::GROUND, &config, &req);
         assert_eq!(r.toe_here.unwrap().point.y, 0.2, "{r:?}");
-        let r = run_foot_probe(&step_at(0.75), QueryFilter::GROUND, &config, &req);
+        let r = run_foot_probe(&step_at(0.695), QueryFilter::GROUND, &config, &req);
         assert_eq!(r.toe_here.unwrap().point.y, 0.0, "{r:?}");
-        // Up a 40° ramp the ground 4 cm on is 3.4 cm higher: the slope carried on, not a
-        // step, so the ground under the ball stands.
+        // Up a 40° ramp the ground 4 cm on is 3.4 cm higher (more than a step's 3 cm): the
+        // slope carried on, not a step, so the ground under the ball stands.
         let tan = 40f32.to_radians().tan();
         let normal = Vec3::new(0.0, 1.0, -tan).normalize();
         let ramp = HeightWorld::new(move |_, z: f32| Some((z * tan, normal)));
