@@ -27,7 +27,14 @@ impl FootIk {
         // IK-7: lower the pelvis so both (predicted) targets are reachable, and ahead of a
         // landing, so the landing foot is reachable when it comes down.
         let mut drop_m = 0.0f32;
-        let anticipation_s = LANDING_TIME_CONSTANTS / config.pelvis.down_rate_per_s.max(1e-3);
+        // A step down's drop is asked for in full from this long before the landing (the
+        // offset follows at the down rate, one time constant behind: asked for only as the
+        // foot came down, two thirds of it was there at touch-down, and a foot stepping
+        // down a flight landed hanging at full reach, 9 cm over its tread)...
+        let time_constant_s = 1.0 / config.pelvis.down_rate_per_s.max(1e-3);
+        let full_before_s = LANDING_LEAD_TIME_CONSTANTS * time_constant_s;
+        // ...eased in over this long before that.
+        let anticipation_s = LANDING_TIME_CONSTANTS * time_constant_s;
         for (i, leg) in self.rig.legs.iter().enumerate() {
             let hip_world = root + facing * model.position_model(leg.chain.thigh);
             drop_m = drop_m.max(required_drop_m(
@@ -43,14 +50,23 @@ impl FootIk {
                 state.ground.plane,
                 state.contact < 0.5 && landing_in_s.is_finite() && landing_in_s >= 0.0,
             ) {
-                let anticipation = 1.0 - (landing_in_s / anticipation_s).clamp(0.0, 1.0);
                 let travel = input.velocity_world * landing_in_s;
                 let hip_then =
                     hip_world + Some(travel).filter(|t| t.is_finite()).unwrap_or_default();
                 let mut ankle_then = root + facing * landed.ankle_model;
                 ankle_then.x += hip_then.x - hip_world.x;
                 ankle_then.z += hip_then.z - hip_world.z;
-                ankle_then.y = plane.height_at(ankle_then.x, ankle_then.z) + landed.ankle_model.y;
+                let ground_then = plane.height_at(ankle_then.x, ankle_then.z);
+                ankle_then.y = ground_then + landed.ankle_model.y;
+                // Only a step down (a landing below where the foot lifted off) is asked for
+                // ahead of time: going up or on the level, an early drop bent the legs into
+                // the climb (more knee pops up flights).
+                let stepping_down = state
+                    .swing
+                    .rise_from_liftoff_m(ground_then)
+                    .is_some_and(|rise| rise < -STEP_DOWN_M);
+                let lead_s = if stepping_down { full_before_s } else { 0.0 };
+                let anticipation = 1.0 - ((landing_in_s - lead_s) / anticipation_s).clamp(0.0, 1.0);
                 let landing_drop_m = required_drop_m(
                     hip_then,
                     ankle_then,
@@ -83,3 +99,9 @@ impl FootIk {
         Ok(offset_m)
     }
 }
+
+/// Time constants of the pelvis's down rate before a landing a step down by which its drop
+/// is asked for in full...
+const LANDING_LEAD_TIME_CONSTANTS: f32 = 2.0;
+/// ...a landing this much (m) or more below where the foot lifted off.
+const STEP_DOWN_M: f32 = 0.05;

@@ -472,11 +472,24 @@ pub(super) fn limit_swing_height(
     // in one tick (a 20–25 cm pop). Holding back down lifts the foot clear, never into
     // anything.
     let swinging_free = grounded && !state.lock.is_locked() && state.contact < 0.5;
-    if let (true, Some((last, last_speed))) = (swinging_free, state.last_target) {
+    // So does one the lock has taken while it is still up (the contact curve rose before it
+    // was down on a tread below): it comes down onto it, not the rest of the way in a tick
+    // (a knee 22 cm in a tick at 144 Hz, once the pelvis was low enough to let it).
+    let landing_from_above = grounded
+        && state.lock.is_locked()
+        && floor_y.is_finite()
+        && state
+            .last_target
+            .is_some_and(|(last, _)| last.y > floor_y + LANDED_ABOVE_FLOOR_M);
+    if let (true, Some((last, last_speed))) =
+        (swinging_free || landing_from_above, state.last_target)
+    {
         let wanted_y = blended.y;
         blended.y = wanted_y
             .max(limit_drop_m(last.y, last_speed, dt_s))
             .max(brake_drop_m(last.y, wanted_y, dt_s));
+    }
+    if let (true, Some((last, last_speed))) = (swinging_free, state.last_target) {
         // Up likewise, a riser in a tick (a foot set down close to a riser has its toe
         // over the next tread a tick after it lifts off). Held lower than asked, the sole
         // would be in what it is over now, or skim it: then it does not move on over the
@@ -626,6 +639,9 @@ pub(super) fn limit_rise_m(last_y: f32, last_speed_m_s: f32, dt_s: f32) -> f32 {
     let speed = last_speed_m_s.max(0.0) + SWING_RISE_ACCEL_M_S2 * dt_s;
     last_y + speed * dt_s
 }
+
+/// A locked foot's last target this much (m) over where its sole touches is still coming down.
+const LANDED_ABOVE_FLOOR_M: f32 = 0.01;
 
 /// How fast a swinging foot may speed up upward (m/s²): a riser's 20 cm in about three
 /// ticks at 60 Hz, under the pop threshold (1.5 × the gait clips' largest move in a tick).
