@@ -634,6 +634,9 @@ fn lerp(a: f32, b: f32, t: f32) -> f32 {
 /// Time constants of the swing smoothing a foot has left before it lands, at least.
 const LANDING_TIME_CONSTANTS: f32 = 3.0;
 
+/// A landing this much (m) or more below where the foot lifted off is a step down.
+const STEP_DOWN_M: f32 = 0.05;
+
 /// Moves `value` toward `target` by at most `dt / time` (a linear ease; `time` ≤ 0 snaps).
 fn ease(value: f32, target: f32, dt_s: f32, time_s: f32) -> f32 {
     if time_s.is_nan() || time_s <= 0.0 {

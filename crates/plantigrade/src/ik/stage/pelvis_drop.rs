@@ -4,7 +4,9 @@
 
 use glam::Vec3;
 
-use super::{FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS};
+use super::{
+    FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS, STEP_DOWN_M,
+};
 use crate::ik::pelvis::required_drop_m;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
@@ -100,8 +102,6 @@ impl FootIk {
     }
 }
 
-/// Time constants of the pelvis's down rate before a landing a step down by which its drop
-/// is asked for in full...
+/// Time constants of the pelvis's down rate before a landing a step down (at least
+/// [`STEP_DOWN_M`] below where the foot lifted off) by which its drop is asked for in full.
 const LANDING_LEAD_TIME_CONSTANTS: f32 = 2.0;
-/// ...a landing this much (m) or more below where the foot lifted off.
-const STEP_DOWN_M: f32 = 0.05;

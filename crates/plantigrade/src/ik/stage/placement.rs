@@ -8,7 +8,7 @@ use super::locking::Held;
 use super::support::{tread_shift, tread_shift_within};
 use super::{
     lerp, AnimatedFoot, FeetTargets, FootIkConfig, FootIkInput, FootIkOutput, FootState, FootTick,
-    Tick, LANDING_TIME_CONSTANTS,
+    Tick, LANDING_TIME_CONSTANTS, STEP_DOWN_M,
 };
 use crate::ik::feet_gap::feet_distance_m;
 use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
@@ -472,15 +472,27 @@ pub(super) fn limit_swing_height(
     // in one tick (a 20–25 cm pop). Holding back down lifts the foot clear, never into
     // anything.
     let swinging_free = grounded && !state.lock.is_locked() && state.contact < 0.5;
-    // So does one the lock has taken while it is still up (the contact curve rose before it
-    // was down on a tread below): it comes down onto it, not the rest of the way in a tick
-    // (a knee 22 cm in a tick at 144 Hz, once the pelvis was low enough to let it).
+    // So does one the lock has taken while it is still up over a step down (the contact
+    // curve rose before it was down on the tread below): it comes down onto it, not the
+    // rest of the way in a tick (a knee 22 cm in a tick at 144 Hz, once the pelvis was low
+    // enough to let it). Onto a step up or the level it is set down at once: the limits
+    // held UAL's run up the 15 cm flight 16 mm over its treads for a few ticks each.
+    let stepped_down = |ground_y: f32| {
+        state
+            .swing
+            .rise_from_liftoff_m(ground_y)
+            .is_some_and(|rise| rise < -STEP_DOWN_M)
+    };
     let landing_from_above = grounded
         && state.lock.is_locked()
         && floor_y.is_finite()
-        && state
-            .last_target
-            .is_some_and(|(last, _)| last.y > floor_y + LANDED_ABOVE_FLOOR_M);
+        && state.last_target.is_some_and(|(last, _)| {
+            last.y > floor_y + LANDED_ABOVE_FLOOR_M
+                && state
+                    .ground
+                    .plane
+                    .is_some_and(|plane| stepped_down(plane.height_at(last.x, last.z)))
+        });
     if let (true, Some((last, last_speed))) =
         (swinging_free || landing_from_above, state.last_target)
     {
