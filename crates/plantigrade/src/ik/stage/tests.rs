@@ -350,16 +350,9 @@ fn the_pelvis_is_down_for_a_step_down_by_the_time_the_foot_lands() {
     // landing counted down tick by tick. At touch-down the pelvis is most of the way to
     // where it settles with that foot down: asked for only as the foot came down, a third
     // of the drop was still missing and the foot hung at full reach over its ground.
-    let flat = split_world(Some(0.0), Some(0.0));
-    let world = split_world(Some(0.0), Some(-0.25));
-    let mut r = rig(FootIkMode::Predictive);
-    for _ in 0..5 {
-        tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
-    }
-    let landing = idle_feet(&mut r)[1];
-    let mut swinging = input(Vec3::ZERO, 1.0);
-    swinging.contact_curve[1] = 0.0;
-    swinging.landing_feet_model[1] = Some(landing);
+    let (flat, world) = (split_world(Some(0.0), Some(0.0)), step_down_on_the_right());
+    let (mut r, mut swinging) = standing_then_swinging_right(&flat);
+    swinging.landing_feet_model[1] = Some(idle_feet(&mut r)[1]);
     // It lifts off the level; the ground under its landing is the lower one.
     for k in (1..=18).rev() {
         swinging.landing_in_s[1] = k as f32 / 60.0;
@@ -381,17 +374,11 @@ fn the_pelvis_is_down_for_a_step_down_by_the_time_the_foot_lands() {
 #[test]
 fn a_foot_locked_while_still_up_comes_down_onto_its_ground_not_in_a_tick() {
     // The right foot lifts off and swings high (knee bent 100°) over ground 25 cm lower,
-    // and its contact curve rises before it is down: the lock takes it in the air. It comes down
-    // over a few ticks, not the whole way on the tick it is locked (at 144 Hz a knee moved
-    // 22 cm in that tick), and is down within a fifth of a second.
-    let flat = split_world(Some(0.0), Some(0.0));
-    let world = split_world(Some(0.0), Some(-0.25));
-    let mut r = rig(FootIkMode::Predictive);
-    for _ in 0..5 {
-        tick(&mut r, &flat, &input(Vec3::ZERO, 1.0));
-    }
-    let mut swinging = input(Vec3::ZERO, 1.0);
-    swinging.contact_curve[1] = 0.0;
+    // and its contact curve rises before it is down: the lock takes it in the air. It comes
+    // down over a few ticks, not the whole way on the tick it is locked (at 144 Hz a knee
+    // moved 22 cm in that tick), and is down within a fifth of a second.
+    let (flat, world) = (split_world(Some(0.0), Some(0.0)), step_down_on_the_right());
+    let (mut r, swinging) = standing_then_swinging_right(&flat);
     let mut heights = Vec::new();
     // It lifts off the level; the ground under it is then the lower one.
     for k in 0..20 {
@@ -415,6 +402,22 @@ fn a_foot_locked_while_still_up_comes_down_onto_its_ground_not_in_a_tick() {
         heights.last().is_some_and(|h| (h + 0.25).abs() < 0.005),
         "{heights:?}"
     );
+}
+
+/// Ground at 0 under the left foot and 25 cm lower under the right.
+fn step_down_on_the_right() -> HeightWorld<impl Fn(f32, f32) -> Option<(f32, Vec3)>> {
+    split_world(Some(0.0), Some(-0.25))
+}
+
+/// A rig stood on `flat` for 5 ticks, and the input that lifts its right foot (contact 0).
+fn standing_then_swinging_right(flat: &dyn SpatialQueries) -> (Rig, FootIkInput) {
+    let mut r = rig(FootIkMode::Predictive);
+    for _ in 0..5 {
+        tick(&mut r, flat, &input(Vec3::ZERO, 1.0));
+    }
+    let mut swinging = input(Vec3::ZERO, 1.0);
+    swinging.contact_curve[1] = 0.0;
+    (r, swinging)
 }
 
 #[test]
