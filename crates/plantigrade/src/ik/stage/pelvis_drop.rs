@@ -4,9 +4,7 @@
 
 use glam::Vec3;
 
-use super::{
-    FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS, STEP_DOWN_M,
-};
+use super::{FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS};
 use crate::ik::pelvis::required_drop_m;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
@@ -63,11 +61,11 @@ impl FootIk {
                 // Only a step down (a landing below where the foot lifted off) is asked for
                 // ahead of time: going up or on the level, an early drop bent the legs into
                 // the climb (more knee pops up flights).
-                let stepping_down = state
-                    .swing
-                    .rise_from_liftoff_m(ground_then)
-                    .is_some_and(|rise| rise < -STEP_DOWN_M);
-                let lead_s = if stepping_down { full_before_s } else { 0.0 };
+                let lead_s = if state.swing.steps_down_to(ground_then) {
+                    full_before_s
+                } else {
+                    0.0
+                };
                 let anticipation = 1.0 - ((landing_in_s - lead_s) / anticipation_s).clamp(0.0, 1.0);
                 let landing_drop_m = required_drop_m(
                     hip_then,
@@ -102,6 +100,6 @@ impl FootIk {
     }
 }
 
-/// Time constants of the pelvis's down rate before a landing a step down (at least
-/// [`STEP_DOWN_M`] below where the foot lifted off) by which its drop is asked for in full.
+/// Time constants of the pelvis's down rate before a landing a step down (see
+/// `Swing::steps_down_to`) by which its drop is asked for in full.
 const LANDING_LEAD_TIME_CONSTANTS: f32 = 2.0;

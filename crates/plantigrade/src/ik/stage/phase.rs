@@ -3,7 +3,7 @@
 
 use glam::{Vec2, Vec3};
 
-use super::{ease, FootIkConfig, FootState, Tick};
+use super::{ease, FootIkConfig, FootState, Tick, STEP_DOWN_M};
 use crate::ik::foot::SupportPlane;
 
 /// A foot's swing, carried between ticks.
@@ -27,6 +27,13 @@ impl Swing {
     /// this swing lifted off (below: negative); `None` before a lift-off was seen.
     pub(super) fn rise_from_liftoff_m(&self, landing_y_m: f32) -> Option<f32> {
         self.liftoff_height_m.map(|liftoff| landing_y_m - liftoff)
+    }
+
+    /// Whether ground at height `landing_y_m` is a step down from where this swing lifted
+    /// off: [`STEP_DOWN_M`] or more below it.
+    pub(super) fn steps_down_to(&self, landing_y_m: f32) -> bool {
+        self.rise_from_liftoff_m(landing_y_m)
+            .is_some_and(|rise| rise < -STEP_DOWN_M)
     }
 
     /// The look-ahead for this foot: the IK-1 time, but never past the moment the foot is

@@ -8,7 +8,7 @@ use super::locking::Held;
 use super::support::{tread_shift, tread_shift_within};
 use super::{
     lerp, AnimatedFoot, FeetTargets, FootIkConfig, FootIkInput, FootIkOutput, FootState, FootTick,
-    Tick, LANDING_TIME_CONSTANTS, STEP_DOWN_M,
+    Tick, LANDING_TIME_CONSTANTS,
 };
 use crate::ik::feet_gap::feet_distance_m;
 use crate::ik::foot::{FootProbeResult, SupportPlane, SupportSource};
@@ -477,12 +477,6 @@ pub(super) fn limit_swing_height(
     // rest of the way in a tick (a knee 22 cm in a tick at 144 Hz, once the pelvis was low
     // enough to let it). Onto a step up or the level it is set down at once: the limits
     // held UAL's run up the 15 cm flight 16 mm over its treads for a few ticks each.
-    let stepped_down = |ground_y: f32| {
-        state
-            .swing
-            .rise_from_liftoff_m(ground_y)
-            .is_some_and(|rise| rise < -STEP_DOWN_M)
-    };
     let landing_from_above = grounded
         && state.lock.is_locked()
         && floor_y.is_finite()
@@ -491,7 +485,7 @@ pub(super) fn limit_swing_height(
                 && state
                     .ground
                     .plane
-                    .is_some_and(|plane| stepped_down(plane.height_at(last.x, last.z)))
+                    .is_some_and(|plane| state.swing.steps_down_to(plane.height_at(last.x, last.z)))
         });
     if let (true, Some((last, last_speed))) =
         (swinging_free || landing_from_above, state.last_target)
