@@ -446,9 +446,25 @@ pub fn fit_support_plane(
             let toe_plane = SupportPlane::through(t.point, t.normal)?;
             let toe_gap = (t.point.y - heel_plane.height_at(t.point.x, t.point.z)).abs();
             let heel_gap = (h.point.y - toe_plane.height_at(h.point.x, h.point.z)).abs();
-            if toe_gap.max(heel_gap) <= config.edge_mismatch_m {
+            // Hits on the same slope at about the same height with no riser found between
+            // them are one uneven surface (two pebbles, a bump's flanks), not a step: their
+            // tangent planes may miss each other by more than the mismatch, but keeping the
+            // higher hit's plane would sink the other sole point (3 cm into a pebble).
+            let stepped = result.riser || (h.point.y - t.point.y).abs() > config.edge_mismatch_m;
+            let uneven = !stepped && same_slope(h, t);
+            if toe_gap.max(heel_gap) <= config.edge_mismatch_m || uneven {
+                // Through both hits, tilted across the foot as the two normals say. The
+                // two normals' mean alone, through the midpoint, holds each sole point off
+                // its hit by half their mismatch: a heel on a 2 cm pebble and a ball on the
+                // floor stood a whole stance with the ball 8 mm in the air.
                 let mid = 0.5 * (h.point + t.point);
-                let plane = SupportPlane::through(mid, h.normal + t.normal)?;
+                let mean = h.normal + t.normal;
+                let normal = match (t.point - h.point).try_normalize() {
+                    Some(chord) => mean - chord * chord.dot(mean),
+                    None => mean,
+                };
+                let plane = SupportPlane::through(mid, normal)
+                    .or_else(|| SupportPlane::through(mid, mean))?;
                 Some((plane, SupportSource::HeelAndToe))
             } else if let Some(plane) = crease_plane(h, t).filter(|_| !result.riser) {
                 Some((plane, SupportSource::Crease))
@@ -754,6 +770,44 @@ mod tests {
         assert_eq!(source, SupportSource::HeelAndToe);
         assert!((plane.height_at(0.0, 1.0) - slope).abs() < 1e-4);
         assert!((plane.normal_world - n).length() < 1e-5);
+    }
+
+    #[test]
+    fn a_foot_across_two_pebbles_rests_on_both_hits() {
+        let config = ProbeConfig::default();
+        let touches = |plane: SupportPlane, hit: Option<RayHit>| {
+            let p = hit.unwrap().point;
+            (plane.height_at(p.x, p.z) - p.y).abs() < 1e-5
+        };
+        // Heel on a 2 cm pebble's crown (tilted 2°), ball on the floor: the normals agree
+        // within the mismatch, and the plane goes through both hits, not between them.
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.02, 0.0), Vec3::new(0.0, 1.0, -0.04)),
+            toe: hit(Vec3::new(0.0, 0.0, 0.18), Vec3::Y),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&r, &config).unwrap();
+        assert_eq!(source, SupportSource::HeelAndToe);
+        assert!(touches(plane, r.heel) && touches(plane, r.toe), "{plane:?}");
+        // Heel on one pebble's near flank, ball on the next one's, both facing back about
+        // 10° and 6 mm apart in height: their tangent planes miss each other by over 3 cm,
+        // but nothing between them is a riser. The higher hit's plane alone held the heel
+        // 3 cm inside its pebble for a whole stance.
+        let r = FootProbeResult {
+            heel: hit(Vec3::new(0.0, 0.029, 0.0), Vec3::new(0.0, 0.99, -0.135)),
+            toe: hit(Vec3::new(0.0, 0.035, 0.175), Vec3::new(0.0, 0.98, -0.206)),
+            ran: true,
+            ..FootProbeResult::NOT_RUN
+        };
+        let (plane, source) = fit_support_plane(&r, &config).unwrap();
+        assert_eq!(source, SupportSource::HeelAndToe);
+        assert!(touches(plane, r.heel) && touches(plane, r.toe), "{plane:?}");
+        // The same two hits with a riser found between them are a step: the higher tread.
+        let r = FootProbeResult { riser: true, ..r };
+        let (plane, source) = fit_support_plane(&r, &config).unwrap();
+        assert_eq!(source, SupportSource::Edge);
+        assert!(touches(plane, r.toe), "{plane:?}");
     }
 
     #[test]
