@@ -437,7 +437,7 @@ const STAIR_TREAD_MIN_UP: f32 = 0.985;
 /// weight brought up to date in `state`: in over the second half of a swing whose landing
 /// (the ball's landing probe's hit) is a level tread
 /// [`STAIR_STEP_MIN_M`] or more above or below where it lifted off, out over
-/// `stair_heel_lower_s` once the lock has the foot (the heel lowers about the ball).
+/// `stair_heel_lower_s` once the foot is down (the heel lowers about the ball).
 pub(super) fn stair_pitch(
     state: &mut FootState,
     anim: AnimatedFoot,
@@ -449,7 +449,11 @@ pub(super) fn stair_pitch(
         state.stair_pitch_w = 0.0;
         return Quat::IDENTITY;
     }
-    if state.lock.is_locked() || state.contact >= 0.5 {
+    // Down: its contact says planted, or the lock has it and the contact curve does not
+    // put its landing ahead. A lock may take the foot a tick before the ball is down (at
+    // 30 Hz, 7 mm over a tread): the heel starting down then landed the foot flat.
+    let landing_ahead = landing_in_s > 0.0;
+    if state.contact >= 0.5 || (state.lock.is_locked() && !landing_ahead) {
         let rate = if config.stair_heel_lower_s > 0.0 {
             dt_s / config.stair_heel_lower_s
         } else {
@@ -491,6 +495,57 @@ pub(super) fn stair_pitch(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ik::lock::{LockConfig, LockInput};
+    use crate::world::RayHit;
+
+    #[test]
+    fn a_foot_the_lock_takes_before_its_landing_keeps_its_forefoot_pitch() {
+        let config = FootIkConfig::default();
+        let dt_s = 1.0 / 30.0;
+        // A walk's heel-strike pose, toes 10° up, 25 cm above the tread it is landing on
+        // (a step down), in the last tick of its swing: all the way pitched toes-down.
+        let anim = AnimatedFoot {
+            ankle_model: Vec3::new(0.0, 0.08, 0.0),
+            heel_model: Vec3::new(0.0, 0.0, -0.05),
+            ball_model: Vec3::new(0.0, 0.13 * 10f32.to_radians().tan(), 0.08),
+            rotation_model: Quat::IDENTITY,
+        };
+        let landing = |w: f32| {
+            let mut state = FootState::default();
+            state.swing.liftoff_height_m = Some(0.25);
+            state.swing.time_s = 0.4;
+            state.last_probe.toe = Some(RayHit {
+                point: Vec3::new(0.0, 0.0, 0.6),
+                normal: Vec3::Y,
+                distance_m: 0.3,
+            });
+            state.stair_pitch_w = w;
+            // The lock takes it on touch (the animated sole within 1 cm, the curve just
+            // rising), the eased contact still 0.
+            state.lock.update_with(
+                &LockConfig::default(),
+                &LockInput {
+                    contact: 1.0,
+                    dt_s,
+                    ..LockInput::default()
+                },
+            );
+            assert!(state.lock.is_locked());
+            state
+        };
+        // The curve puts its landing a few hundredths of a second ahead: still coming down,
+        // the pitch stays in.
+        let mut state = landing(1.0);
+        stair_pitch(&mut state, anim, 0.02, &config, dt_s);
+        assert!(state.stair_pitch_w > 0.9, "{}", state.stair_pitch_w);
+        // Landed (0), or with no contact curves to say (NaN): the heel starts down.
+        for landing_in_s in [0.0, f32::NAN] {
+            let mut state = landing(1.0);
+            stair_pitch(&mut state, anim, landing_in_s, &config, dt_s);
+            let lowered = 1.0 - dt_s / config.stair_heel_lower_s;
+            assert!((state.stair_pitch_w - lowered).abs() < 1e-5, "{landing_in_s}");
+        }
+    }
 
     #[test]
     fn a_foot_rolls_onto_its_ball_by_the_least_angle_that_reaches() {
