@@ -265,7 +265,8 @@ enum Command {
     /// paths: in how many runs each passed, and whether the foot figures agree across the
     /// rates (within 10 %, or 2 mm / 1 cm near zero). By default a walk and a run over
     /// every terrain family: stairs, ramps, cross-slope, pebbles, beams, ramps into stairs
-    /// and rolling bumps. Measures only.
+    /// and rolling bumps. With `--check` (CI), exits 1 when a figure disagrees across the
+    /// rates or a run fails a blocking check.
     Sweep {
         /// A scenario to sweep (repeatable); the default set of every family when omitted.
         #[arg(long = "scenario", value_name = "NAME")]
@@ -654,7 +655,8 @@ fn run_character(
     Ok(passed)
 }
 
-/// `sweep`: prints the tally and writes it to `sweep.json`; never fails on a check.
+/// `sweep`: prints the tally and writes it to `sweep.json`; with `--check`, fails on a figure
+/// that disagrees across the rates or a run with a failed blocking check.
 fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> {
     use anyhow::Context;
     let course = load_course(None)?;
@@ -672,7 +674,12 @@ fn run_sweep(names: &[String], offsets: u32, cli: &Cli) -> anyhow::Result<bool> 
     let json = serde_json::to_string_pretty(&rows).context("serialising the sweep")?;
     std::fs::write(&path, json + "\n").with_context(|| format!("writing {}", path.display()))?;
     println!("\nwrote {}", path.display());
-    Ok(true)
+    let what = format!(
+        "{} scenarios, {} rates × {offsets} starts: every figure agrees across the rates, no blocking check failed",
+        rows.len(),
+        sweep::RATES_HZ.len()
+    );
+    Ok(verdict(sweep::failures(&rows), &what, cli.check))
 }
 
 /// `film`: runs each scenario and mode and draws it.

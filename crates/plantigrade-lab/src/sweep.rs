@@ -7,7 +7,9 @@
 //! many of those runs the check passed. By default it covers every terrain family
 //! ([`DEFAULT_SCENARIOS`]). It then sets the foot figures at the three rates side by side
 //! (SPEC ROB-4: they agree within 10 %, or within an absolute floor near zero) and marks
-//! each as agreeing or not. It measures; it does not gate (`--check` does not apply).
+//! each as agreeing or not. With `--check` it is issue 21's rate gate: any figure that
+//! disagrees across the rates, or any run with a failed blocking check, fails it
+//! ([`failures`]).
 
 use std::collections::BTreeMap;
 
@@ -379,6 +381,37 @@ fn print_stairs_targets(rows: &[SweepRow]) {
     );
 }
 
+/// What fails `sweep --check`: each figure whose medians disagree across the rates, and each
+/// scenario-rate with a run whose blocking check failed.
+pub fn failures(rows: &[SweepRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    for row in rows {
+        for a in row.agreement.iter().filter(|a| !a.agree) {
+            let medians: Vec<String> = a.median.iter().map(|v| format!("{v:.2}")).collect();
+            out.push(format!(
+                "{}: {} disagrees across {} Hz: {} (spread {:.2}, allowed {:.2})",
+                row.scenario,
+                a.figure,
+                RATES_HZ.map(|hz| hz.to_string()).join(" / "),
+                medians.join(" / "),
+                a.spread,
+                a.allowed
+            ));
+        }
+        for r in row.rates.iter().filter(|r| r.runs_failing > 0) {
+            out.push(format!(
+                "{} at {} Hz: {} of {} runs failed {}",
+                row.scenario,
+                r.hz,
+                r.runs_failing,
+                r.runs,
+                r.failing_checks.join(", ")
+            ));
+        }
+    }
+    out
+}
+
 /// The rate table (ROB-4): per scenario, the runs with a failed blocking check at each
 /// rate, then each foot figure's median over the starts at 30 / 60 / 144 Hz, marked `ok`
 /// when they agree and `DIFF` when they do not.
@@ -523,6 +556,26 @@ mod tests {
         assert_eq!(row.rates.len(), 3);
         assert!(row.rates.iter().all(|r| r.runs == 2 && r.runs_failing <= 2));
         assert_eq!(row.agreement.len(), FIGURES.len());
+        // The gate fails on a disagreement and on a failed blocking check, and names them.
+        assert_eq!(
+            failures(&rows).is_empty(),
+            row.rates.iter().all(|r| r.runs_failing == 0) && row.agreement.iter().all(|a| a.agree)
+        );
+        let mut bad = rows.clone();
+        bad[0].agreement[1].agree = false;
+        bad[0].rates[2].runs_failing = 1;
+        bad[0].rates[2].failing_checks = vec!["float_p95".to_string()];
+        let listed = failures(&bad);
+        assert!(
+            listed.iter().any(|f| f.contains("float_p95_mm disagrees")),
+            "{listed:?}"
+        );
+        assert!(
+            listed
+                .iter()
+                .any(|f| f.contains("at 144 Hz: 1 of 2 runs failed float_p95")),
+            "{listed:?}"
+        );
         // Bad requests are errors, not panics.
         assert!(run(&names, &course, &actor, 0, Mover::Rapier).is_err());
         assert!(run(&["nowhere".to_string()], &course, &actor, 1, Mover::Rapier).is_err());

@@ -543,7 +543,10 @@ mod tests {
             let mut state = landing(1.0);
             stair_pitch(&mut state, anim, landing_in_s, &config, dt_s);
             let lowered = 1.0 - dt_s / config.stair_heel_lower_s;
-            assert!((state.stair_pitch_w - lowered).abs() < 1e-5, "{landing_in_s}");
+            assert!(
+                (state.stair_pitch_w - lowered).abs() < 1e-5,
+                "{landing_in_s}"
+            );
         }
     }
 
