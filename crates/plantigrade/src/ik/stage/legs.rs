@@ -502,8 +502,9 @@ mod tests {
     fn a_foot_the_lock_takes_before_its_landing_keeps_its_forefoot_pitch() {
         let config = FootIkConfig::default();
         let dt_s = 1.0 / 30.0;
-        // A walk's heel-strike pose, toes 10° up, 25 cm above the tread it is landing on
-        // (a step down), in the last tick of its swing: all the way pitched toes-down.
+        // A walk's heel-strike pose, toes 10° up, in the last tick of a swing that lifted
+        // off 25 cm above the tread it lands on (a step down): all the way pitched
+        // toes-down.
         let anim = AnimatedFoot {
             ankle_model: Vec3::new(0.0, 0.08, 0.0),
             heel_model: Vec3::new(0.0, 0.0, -0.05),
@@ -520,8 +521,8 @@ mod tests {
                 distance_m: 0.3,
             });
             state.stair_pitch_w = w;
-            // The lock takes it on touch (the animated sole within 1 cm, the curve just
-            // rising), the eased contact still 0.
+            // The lock has it (the curve's contact rose this tick); the eased contact is
+            // still 0.
             state.lock.update_with(
                 &LockConfig::default(),
                 &LockInput {
