@@ -9,7 +9,10 @@
 //! pose. Joints the map does not cover keep their rest pose relative to their parent.
 //! The pelvis moves as the source's does, scaled by the ratio of leg lengths, and so do
 //! the clip's authored velocity; curves (`FootContact_*`) and events carry over as they
-//! are. Foot IK then cleans up the contacts.
+//! are. Each leg is then bent (two-bone IK) to put its ankle where the source's is, scaled,
+//! at the height that sets its lower sole point as high over the floor as the source's:
+//! legs of other proportions (thigh to shin, foot to leg) keep a planted foot on the floor
+//! instead of lifting it off or pushing it in. Foot IK at run time handles the terrain.
 //!
 //! Rest postures may differ: each arm bone (shoulder, upper arm, forearm) is first turned
 //! so its rest points the way its source's rest points (an A-pose arm raised to a
@@ -18,8 +21,9 @@
 
 use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
-use crate::bone_map::{HumanoidMap, Side};
+use crate::bone_map::{HumanoidMap, LegChain, Side};
 use crate::clip::{Clip, ClipError, FloatCurve, JointTracks, Track};
+use crate::ik::two_bone::{knee_pole_model, TwoBoneIkJob};
 use crate::pose::Pose;
 use crate::skeleton::{Skeleton, Transform};
 
@@ -77,6 +81,9 @@ pub struct Retarget {
     /// Added to the target pelvis's model position (source model units, source frame,
     /// before the scale): zero unless set with [`Retarget::with_pelvis_offset`].
     pelvis_offset: Vec3,
+    /// Per leg both rigs have, how the target's ankle is brought to the source's (see
+    /// [`Retarget::without_leg_reach`]); empty when off.
+    leg_reach: Vec<LegReach>,
 }
 
 impl Retarget {
@@ -100,6 +107,33 @@ impl Retarget {
         }
         let frame = target_frame.rotation * source_frame.rotation.inverse();
         let rest_fix = rest_fixes(source, source_map, target, target_map, frame);
+        let leg_reach = Side::BOTH
+            .into_iter()
+            .filter_map(|side| {
+                let (s, t) = (source_map.leg(side).ok()?, target_map.leg(side).ok()?);
+                let soles = |map: &HumanoidMap, skeleton: &Skeleton, foot: usize| {
+                    map.feet[side.index()].map(|sockets| {
+                        let rest = skeleton.rest_model()[foot];
+                        let points = [sockets.heel_foot_local, sockets.ball_foot_local];
+                        let floor = points
+                            .map(|p| rest.transform_point3(p).y)
+                            .into_iter()
+                            .fold(f32::INFINITY, f32::min);
+                        (points, floor)
+                    })
+                };
+                Some(LegReach {
+                    source_foot: s.foot,
+                    source_ankle_rest: source.rest_position_model(s.foot),
+                    source_soles: soles(source_map, source, s.foot),
+                    target: t,
+                    target_ankle_in_calf: t.ankle_in_calf(target),
+                    target_ankle_rest: target.rest_model()[t.calf]
+                        .transform_point3(t.ankle_in_calf(target)),
+                    target_soles: soles(target_map, target, t.foot),
+                })
+            })
+            .collect();
         Ok(Self {
             source: source.clone(),
             target: target.clone(),
@@ -115,6 +149,7 @@ impl Retarget {
             target_rest_model: target.rest_model(),
             pelvis_offset: Vec3::ZERO,
             ik_feet: Vec::new(),
+            leg_reach,
         })
     }
 
@@ -134,6 +169,16 @@ impl Retarget {
                 ankle_in_calf: leg.ankle_in_calf(&self.target),
             })
             .collect();
+        self
+    }
+
+    /// The same, without bringing each target ankle to the source's (scaled): the legs
+    /// then take the source's joint turns only, and a leg of other proportions (thigh to
+    /// shin, hip height) lifts a planted foot off the floor or pushes it in (KayKit's
+    /// from the mannequin's run: 2.5 cm mid-stance). For a source built to the target's
+    /// proportions (the generated clip set), whose turns already land the feet.
+    pub fn without_leg_reach(mut self) -> Self {
+        self.leg_reach.clear();
         self
     }
 
@@ -326,6 +371,7 @@ impl Retarget {
             .map_or(Affine3A::IDENTITY, |p| target_rest_model[p]);
         target_local[self.target_pelvis].translation =
             parent_model.inverse().transform_point3(pelvis_model);
+        self.reach_source_ankles(&source_model, target_local);
         // A foot that hangs from elsewhere than its shin is put at the end of the shin,
         // where the leg now puts the ankle, so the clip carries its feet along.
         if !self.ik_feet.is_empty() {
@@ -340,6 +386,108 @@ impl Retarget {
             }
         }
     }
+
+    /// Each target leg bent (two-bone IK) so its ankle is where the source's is, measured
+    /// from each rig's rest ankle and scaled by leg length: a source foot flat on its
+    /// floor is flat on the target's, whatever the legs' proportions. The foot keeps the
+    /// turn it was given; the knee bends the way it already does.
+    fn reach_source_ankles(&self, source_model: &[Affine3A], target_local: &mut [Transform]) {
+        for leg in &self.leg_reach {
+            let model = model_affines(&self.target, target_local);
+            let chain = leg.target;
+            let rotation = |joint: usize| model[joint].to_scale_rotation_translation().1;
+            let foot_rotation = rotation(chain.foot);
+            let source_ankle = Vec3::from(source_model[leg.source_foot].translation);
+            let mut goal = leg.target_ankle_rest
+                + self.frame * (source_ankle - leg.source_ankle_rest) * self.scale;
+            // Up or down so the lower sole point is as high over the floor as the source's
+            // (scaled): a foot rolled onto its ball or heel has its ankle as high as its
+            // own foot's shape puts it, not as the source's does.
+            if let (Some((source_points, source_floor)), Some((target_points, target_floor))) =
+                (leg.source_soles, leg.target_soles)
+            {
+                let source_sole = source_points
+                    .map(|p| source_model[leg.source_foot].transform_point3(p).y)
+                    .into_iter()
+                    .fold(f32::INFINITY, f32::min);
+                // The foot's turn and scale, about its joint (at the shin's end).
+                let foot = model[chain.foot];
+                let at_ankle = Affine3A::from_mat3_translation(foot.matrix3.into(), Vec3::ZERO);
+                let target_drop = target_points
+                    .map(|p| at_ankle.transform_point3(p).y)
+                    .into_iter()
+                    .fold(f32::INFINITY, f32::min);
+                let wanted = target_floor + (source_sole - source_floor) * self.scale;
+                let fixed_y = wanted - target_drop;
+                if fixed_y.is_finite() {
+                    goal.y = fixed_y;
+                }
+            }
+            let (hip, knee) = (
+                Vec3::from(model[chain.thigh].translation),
+                Vec3::from(model[chain.calf].translation),
+            );
+            let ankle = model[chain.calf].transform_point3(leg.target_ankle_in_calf);
+            let job = TwoBoneIkJob {
+                start_model: hip,
+                mid_model: knee,
+                end_model: ankle,
+                target_model: goal,
+                pole_model: knee_pole_model(hip, knee, ankle, self.frame * Vec3::Z),
+                soften: 1.0,
+                ..TwoBoneIkJob::default()
+            };
+            let solved = job.run();
+            let Some(mid_parent) = self.target.parent(chain.calf) else {
+                continue;
+            };
+            if solved.degenerate || !goal.is_finite() {
+                continue;
+            }
+            let thigh_parent = self
+                .target
+                .parent(chain.thigh)
+                .map_or(Quat::IDENTITY, rotation);
+            let (thigh_local, calf_local) = solved.local_rotations(
+                thigh_parent,
+                rotation(chain.thigh),
+                rotation(mid_parent),
+                rotation(chain.calf),
+            );
+            if !(thigh_local.is_finite() && calf_local.is_finite()) {
+                continue;
+            }
+            target_local[chain.thigh].rotation = thigh_local;
+            target_local[chain.calf].rotation = calf_local;
+            // The foot keeps its model turn under the re-bent shin.
+            if !chain.foot_is_ik_target {
+                let model = model_affines(&self.target, target_local);
+                if let Some(parent) = self.target.parent(chain.foot) {
+                    let parent_rotation = model[parent].to_scale_rotation_translation().1;
+                    target_local[chain.foot].rotation =
+                        (parent_rotation.inverse() * foot_rotation).normalize();
+                }
+            }
+        }
+    }
+}
+
+/// One leg's part in [`Retarget::reach_source_ankles`].
+#[derive(Clone, Debug)]
+struct LegReach {
+    source_foot: usize,
+    /// The source's ankle at rest (model space, source metres).
+    source_ankle_rest: Vec3,
+    target: LegChain,
+    /// Where the target's shin ends, in its calf's frame (the foot joint, or an IK-target
+    /// foot's virtual ankle).
+    target_ankle_in_calf: Vec3,
+    /// The target's ankle at rest (model space).
+    target_ankle_rest: Vec3,
+    /// Heel and ball (foot-local) and the floor under them at rest (model y), per rig,
+    /// when its map has the foot's sockets.
+    source_soles: Option<([Vec3; 2], f32)>,
+    target_soles: Option<([Vec3; 2], f32)>,
 }
 
 /// A target foot that is an IK target: placed at the end of its shin in every pose.

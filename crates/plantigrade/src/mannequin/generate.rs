@@ -163,7 +163,10 @@ fn proxy_to_rig(
         .pelvis
         .map_or(Vec3::ZERO, |p| proxy.rest_position_model(p));
     let pelvis_offset = proxy_pelvis - rig_pelvis / to_rig;
+    // The proxy is built to the rig's proportions: its joint turns land the rig's feet
+    // already, and the pelvis offset, not a leg bend, makes up the rest heights.
     let retarget = Retarget::new(proxy, proxy_map, skeleton, map)?
+        .without_leg_reach()
         .with_scale(to_rig)
         .with_pelvis_offset(pelvis_offset)
         .with_ik_feet_carried(map);

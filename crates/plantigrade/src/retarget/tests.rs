@@ -211,3 +211,90 @@ fn an_a_pose_rig_swings_its_arms_where_a_t_pose_rig_does() {
         }
     }
 }
+
+/// `skeleton` with each thigh `thigh` times and each shin `shin` times as long (rest
+/// offsets of the calves and feet scaled): the same body on other leg proportions.
+fn with_leg_proportions(skeleton: &Skeleton, thigh: f32, shin: f32) -> Skeleton {
+    let joints = (0..skeleton.num_joints())
+        .map(|j| {
+            let mut rest_local = skeleton.rest_local()[j];
+            let name = skeleton.name(j);
+            if name.starts_with("calf_") {
+                rest_local.translation *= thigh;
+            } else if name.starts_with("foot_") {
+                rest_local.translation *= shin;
+            }
+            Joint {
+                name: name.to_owned(),
+                parent: skeleton.parent(j),
+                rest_local,
+            }
+        })
+        .collect();
+    Skeleton::new(joints).unwrap()
+}
+
+/// Each foot's lower sole point (heel or ball), model y.
+fn lowest_soles(map: &HumanoidMap, model: &ModelPose) -> [f32; 2] {
+    [Side::Left, Side::Right].map(|side| {
+        let leg = map.leg(side).unwrap();
+        let sockets = map.feet[side.index()].unwrap();
+        let heel = model.point_model(leg.foot, sockets.heel_foot_local);
+        let ball = model.point_model(leg.foot, sockets.ball_foot_local);
+        heel.y.min(ball.y)
+    })
+}
+
+/// A rig with shorter thighs and longer shins than the source's: the source's joint turns
+/// alone lift a planted foot off the floor or push it in (the bent knee puts the ankle
+/// elsewhere), so each leg is bent to reach the source's ankle, scaled, and set at the
+/// height that puts its lower sole point where the source's is. Wherever the source's
+/// foot is planted, the target's is on its floor within a millimetre.
+#[test]
+fn a_rig_of_other_leg_proportions_keeps_its_planted_feet_on_the_floor() {
+    let m = Mannequin::new();
+    let source = m.skeleton.clone();
+    let source_map = HumanoidMap::detect(&source);
+    let target = with_leg_proportions(&source, 0.8, 1.2);
+    let target_map = HumanoidMap::detect(&target);
+    let reach = Retarget::new(&source, &source_map, &target, &target_map).unwrap();
+    let turns_only = reach.clone().without_leg_reach();
+    let rest = |skeleton: &Skeleton, map: &HumanoidMap| {
+        let mut model = ModelPose::new(skeleton.num_joints());
+        local_to_model(skeleton, &Pose::rest(skeleton), &mut model).unwrap();
+        lowest_soles(map, &model)
+    };
+    let (source_rest, target_rest) = (rest(&source, &source_map), rest(&target, &target_map));
+    for name in ["Walk_F", "Run_F"] {
+        let clip = m.clip(name).unwrap();
+        let [on_floor, turned] =
+            [&reach, &turns_only].map(|r| r.clip(clip, DEFAULT_SAMPLE_HZ).unwrap());
+        let contacts = ["FootContact_L", "FootContact_R"].map(|c| clip.curve(c).unwrap());
+        let mut worst_m = [0.0f32; 2];
+        for k in 0..(clip.duration_s() * DEFAULT_SAMPLE_HZ) as usize {
+            let t = k as f32 / DEFAULT_SAMPLE_HZ;
+            let source_soles = lowest_soles(&source_map, &model_of(&source, clip, t));
+            for (worst, on_target) in worst_m.iter_mut().zip([&on_floor, &turned]) {
+                let target_soles = lowest_soles(&target_map, &model_of(&target, on_target, t));
+                for f in 0..2 {
+                    if contacts[f].track.sample(t) < 0.5 {
+                        continue;
+                    }
+                    let wanted = (source_soles[f] - source_rest[f]) * reach.scale();
+                    *worst = worst.max((target_soles[f] - target_rest[f] - wanted).abs());
+                }
+            }
+        }
+        assert!(
+            worst_m[0] < 1e-3,
+            "{name}: a planted foot {} m off its floor",
+            worst_m[0]
+        );
+        // The rig does need it: turned alone, its planted feet leave the floor.
+        assert!(
+            worst_m[1] > 5e-3,
+            "{name}: turns alone are {} m off",
+            worst_m[1]
+        );
+    }
+}
