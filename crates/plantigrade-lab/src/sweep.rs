@@ -398,18 +398,27 @@ pub fn failures(rows: &[SweepRow]) -> Vec<String> {
                 a.allowed
             ));
         }
-        for r in row.rates.iter().filter(|r| r.runs_failing > 0) {
-            out.push(format!(
+        out.extend(blocking_failures(row));
+    }
+    out
+}
+
+/// Each scenario-rate of `row` with a run whose blocking check failed, as one line: how
+/// many runs, and which checks.
+fn blocking_failures(row: &SweepRow) -> impl Iterator<Item = String> + '_ {
+    row.rates
+        .iter()
+        .filter(|r| r.runs_failing > 0)
+        .map(move |r| {
+            format!(
                 "{} at {} Hz: {} of {} runs failed {}",
                 row.scenario,
                 r.hz,
                 r.runs_failing,
                 r.runs,
                 r.failing_checks.join(", ")
-            ));
-        }
-    }
-    out
+            )
+        })
 }
 
 /// The rate table (ROB-4): per scenario, the runs with a failed blocking check at each
@@ -454,24 +463,7 @@ fn print_rates(rows: &[SweepRow], offsets: u32) {
         }
         println!();
     }
-    let failing: Vec<String> = rows
-        .iter()
-        .flat_map(|row| {
-            row.rates
-                .iter()
-                .filter(|r| r.runs_failing > 0)
-                .map(move |r| {
-                    format!(
-                        "  {} at {} Hz: {} of {} runs ({})",
-                        row.scenario,
-                        r.hz,
-                        r.runs_failing,
-                        r.runs,
-                        r.failing_checks.join(", ")
-                    )
-                })
-        })
-        .collect();
+    let failing: Vec<String> = rows.iter().flat_map(blocking_failures).collect();
     println!(
         "{disagreeing} of {} figures disagree across rates; {} scenario-rates with a failed blocking check{}",
         rows.len() * FIGURES.len(),
@@ -479,7 +471,7 @@ fn print_rates(rows: &[SweepRow], offsets: u32) {
         if failing.is_empty() { "" } else { ":" }
     );
     for line in failing {
-        println!("{line}");
+        println!("  {line}");
     }
 }
 
