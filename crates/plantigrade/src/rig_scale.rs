@@ -38,8 +38,15 @@ pub fn rig_scale(skeleton: &Skeleton, map: &HumanoidMap) -> Result<f32, FootIkEr
 pub enum ScaleError {
     #[error("scale factor {0} must be a finite number above 0")]
     BadFactor(f32),
+    /// Says its detail itself and gives no `source()` (see [`SettingsError::Motion`]).
     #[error("the scaled settings are refused: {0}")]
-    Invalid(#[from] SettingsError),
+    Invalid(SettingsError),
+}
+
+impl From<SettingsError> for ScaleError {
+    fn from(error: SettingsError) -> Self {
+        ScaleError::Invalid(error)
+    }
 }
 
 impl CharacterSettings {
@@ -326,6 +333,28 @@ mod tests {
         let speed = |c: &Clip| c.authored_speed_m_s().unwrap();
         assert!((speed(&b) - 2.0 * speed(&a)).abs() < 1e-4);
         assert!(resize_rig(&m.skeleton, &m.clips, -1.0).is_err());
+    }
+
+    /// A refused setting, reported with its whole chain of causes (as anyhow's `{:#}`
+    /// prints it), names its detail once, not once per wrapper.
+    #[test]
+    fn a_refused_setting_says_its_detail_once() {
+        let detail = crate::motion::ConfigError::NotPositive {
+            field: "walk_speed_m_s",
+            value: -1.0,
+        };
+        let error = ScaleError::from(SettingsError::from(detail.clone()));
+        let mut chain = error.to_string();
+        let mut source = std::error::Error::source(&error);
+        while let Some(cause) = source {
+            chain.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        assert_eq!(chain.matches(&detail.to_string()).count(), 1, "{chain}");
+        assert!(
+            chain.starts_with("the scaled settings are refused: motion: "),
+            "{chain}"
+        );
     }
 
     #[test]

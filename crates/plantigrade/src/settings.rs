@@ -77,14 +77,22 @@ pub struct CharacterSettings {
 /// Why settings were refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SettingsError {
+    /// Says its detail itself and gives no `source()`, so a report that prints the whole
+    /// chain (anyhow's `{:#}`) says it once.
     #[error("motion: {0}")]
-    Motion(#[from] ConfigError),
+    Motion(ConfigError),
     #[error("{field} is {value}; it must be a finite number")]
     NotFinite { field: String, value: f32 },
     #[error("{field} is {value}; it must not be negative")]
     Negative { field: &'static str, value: f32 },
     #[error("query_layers.{which} is empty: the character's queries would see nothing")]
     NoLayers { which: &'static str },
+}
+
+impl From<ConfigError> for SettingsError {
+    fn from(error: ConfigError) -> Self {
+        SettingsError::Motion(error)
+    }
 }
 
 /// Why a settings file could not be used.
