@@ -107,30 +107,26 @@ impl Retarget {
         }
         let frame = target_frame.rotation * source_frame.rotation.inverse();
         let rest_fix = rest_fixes(source, source_map, target, target_map, frame);
+        let (source_rest_model, target_rest_model) = (source.rest_model(), target.rest_model());
         let leg_reach = Side::BOTH
             .into_iter()
             .filter_map(|side| {
                 let (s, t) = (source_map.leg(side).ok()?, target_map.leg(side).ok()?);
-                let soles = |map: &HumanoidMap, skeleton: &Skeleton, foot: usize| {
+                let soles = |map: &HumanoidMap, rest_model: &[Affine3A], foot: usize| {
                     map.feet[side.index()].map(|sockets| {
-                        let rest = skeleton.rest_model()[foot];
                         let points = [sockets.heel_foot_local, sockets.ball_foot_local];
-                        let floor = points
-                            .map(|p| rest.transform_point3(p).y)
-                            .into_iter()
-                            .fold(f32::INFINITY, f32::min);
-                        (points, floor)
+                        (points, lowest_y(rest_model[foot], points))
                     })
                 };
                 Some(LegReach {
                     source_foot: s.foot,
-                    source_ankle_rest: source.rest_position_model(s.foot),
-                    source_soles: soles(source_map, source, s.foot),
+                    source_ankle_rest: source_rest_model[s.foot].translation.into(),
+                    source_soles: soles(source_map, &source_rest_model, s.foot),
                     target: t,
                     target_ankle_in_calf: t.ankle_in_calf(target),
-                    target_ankle_rest: target.rest_model()[t.calf]
+                    target_ankle_rest: target_rest_model[t.calf]
                         .transform_point3(t.ankle_in_calf(target)),
-                    target_soles: soles(target_map, target, t.foot),
+                    target_soles: soles(target_map, &target_rest_model, t.foot),
                 })
             })
             .collect();
@@ -144,9 +140,9 @@ impl Retarget {
             source_pelvis,
             target_pelvis,
             source_rest_rotations: model_rotations(source, source.rest_local()),
-            source_rest_model: source.rest_model(),
+            source_rest_model,
             target_rest_rotations: model_rotations(target, target.rest_local()),
-            target_rest_model: target.rest_model(),
+            target_rest_model,
             pelvis_offset: Vec3::ZERO,
             ik_feet: Vec::new(),
             leg_reach,
@@ -406,22 +402,19 @@ impl Retarget {
             if let (Some((source_points, source_floor)), Some((target_points, target_floor))) =
                 (leg.source_soles, leg.target_soles)
             {
-                let source_sole = source_points
-                    .map(|p| source_model[leg.source_foot].transform_point3(p).y)
-                    .into_iter()
-                    .fold(f32::INFINITY, f32::min);
+                let source_sole = lowest_y(source_model[leg.source_foot], source_points);
                 // The foot's turn and scale, about its joint (at the shin's end).
                 let foot = model[chain.foot];
                 let at_ankle = Affine3A::from_mat3_translation(foot.matrix3.into(), Vec3::ZERO);
-                let target_drop = target_points
-                    .map(|p| at_ankle.transform_point3(p).y)
-                    .into_iter()
-                    .fold(f32::INFINITY, f32::min);
+                let target_drop = lowest_y(at_ankle, target_points);
                 let wanted = target_floor + (source_sole - source_floor) * self.scale;
                 let fixed_y = wanted - target_drop;
                 if fixed_y.is_finite() {
                     goal.y = fixed_y;
                 }
+            }
+            if !goal.is_finite() {
+                continue;
             }
             let (hip, knee) = (
                 Vec3::from(model[chain.thigh].translation),
@@ -441,7 +434,7 @@ impl Retarget {
             let Some(mid_parent) = self.target.parent(chain.calf) else {
                 continue;
             };
-            if solved.degenerate || !goal.is_finite() {
+            if solved.degenerate {
                 continue;
             }
             let thigh_parent = self
@@ -497,6 +490,14 @@ struct IkFoot {
     calf: usize,
     /// The ankle in the calf's frame, at rest.
     ankle_in_calf: Vec3,
+}
+
+/// The lowest model height of `points` (in the frame `transform` places).
+fn lowest_y(transform: Affine3A, points: [Vec3; 2]) -> f32 {
+    points
+        .map(|p| transform.transform_point3(p).y)
+        .into_iter()
+        .fold(f32::INFINITY, f32::min)
 }
 
 /// Model-space rotations of a local pose (scales ignored: they turn nothing).
