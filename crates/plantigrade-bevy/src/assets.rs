@@ -479,16 +479,17 @@ pub enum CharacterSourceError {
         reason: String,
     },
     /// The graph does not compile against the rig (unknown clip, bone, parameter …).
-    #[error("graph '{path}' against rig '{rig}': {source}")]
+    #[error("graph '{path}' against rig '{rig}': {error}")]
     Graph {
         path: String,
         rig: String,
-        #[source]
-        source: Box<GraphLoadError>,
+        error: Box<GraphLoadError>,
     },
     /// The core refused the character (bad settings, a bone map naming absent joints …).
+    /// Neither this nor `Graph` gives its wrapped error as `source()`: the message already
+    /// says it, and a report printing the chain would say it twice.
     #[error("character: {0}")]
-    Character(#[source] Box<plantigrade::character::CharacterError>),
+    Character(Box<plantigrade::character::CharacterError>),
 }
 
 /// Compiled graphs by (rig, graph source, gait speeds), shared by every character of the
@@ -701,7 +702,7 @@ fn try_build(
             let asset = Arc::new(compiled_graph.map_err(|e| CharacterSourceError::Graph {
                 path: path_of(server, &source.graph),
                 rig: path_of(server, &source.rig),
-                source: Box::new(e),
+                error: Box::new(e),
             })?);
             compiled.0.insert(key, Arc::clone(&asset));
             asset

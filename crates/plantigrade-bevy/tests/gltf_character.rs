@@ -663,15 +663,15 @@ fn bad_files_fail_on_the_entity_without_panicking() {
             panic!("{what}: {s:?}");
         };
         match (what, error) {
-            ("unknown clip", CharacterSourceError::Graph { source, .. }) => {
-                assert!(source.to_string().contains("Loiter"), "{source}");
-                assert!(source.pos.is_some(), "the error names its line");
+            ("unknown clip", CharacterSourceError::Graph { error, .. }) => {
+                assert!(error.to_string().contains("Loiter"), "{error}");
+                assert!(error.pos.is_some(), "the error names its line");
             }
             ("unknown bone", CharacterSourceError::Character(e)) => {
                 assert!(e.to_string().contains("no_such_joint"), "{e}");
             }
-            ("roles naming an unknown clip", CharacterSourceError::Graph { source, .. }) => {
-                assert!(source.to_string().contains("Stroll"), "{source}");
+            ("roles naming an unknown clip", CharacterSourceError::Graph { error, .. }) => {
+                assert!(error.to_string().contains("Stroll"), "{error}");
             }
             ("broken roles", CharacterSourceError::Load { reason, .. }) => {
                 assert!(

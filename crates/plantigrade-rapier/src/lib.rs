@@ -112,7 +112,7 @@ use plantigrade_course::CourseError;
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RapierWorldError {
     #[error("course: {0}")]
-    Course(#[from] CourseError),
+    Course(CourseError),
     #[error("{what} must be finite and positive (and within 1e6 m), got {value}")]
     BadValue { what: &'static str, value: f32 },
     #[error("controller config: {what} is out of range: {value}")]
@@ -121,6 +121,12 @@ pub enum RapierWorldError {
     DegenerateHull { section: Option<String> },
     #[error("no character with id {0:?} in this world")]
     UnknownBody(BodyId),
+}
+
+impl From<CourseError> for RapierWorldError {
+    fn from(error: CourseError) -> Self {
+        RapierWorldError::Course(error)
+    }
 }
 
 #[cfg(test)]

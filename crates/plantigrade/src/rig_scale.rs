@@ -115,9 +115,15 @@ impl CharacterSettings {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RigScaleError {
     #[error("the rig's legs are not usable to measure its size: {0}")]
-    NoLegs(#[from] FootIkError),
+    NoLegs(FootIkError),
     #[error(transparent)]
     Scale(#[from] ScaleError),
+}
+
+impl From<FootIkError> for RigScaleError {
+    fn from(error: FootIkError) -> Self {
+        RigScaleError::NoLegs(error)
+    }
 }
 
 /// Why a rig could not be resized.
@@ -335,8 +341,20 @@ mod tests {
         assert!(resize_rig(&m.skeleton, &m.clips, -1.0).is_err());
     }
 
-    /// A refused setting, reported with its whole chain of causes (as anyhow's `{:#}`
-    /// prints it), names its detail once, not once per wrapper.
+    /// An error and every error below it (its `source()` chain), as anyhow's `{:#}`
+    /// prints it.
+    fn chain(error: &dyn std::error::Error) -> String {
+        let mut chain = error.to_string();
+        let mut source = error.source();
+        while let Some(cause) = source {
+            chain.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        chain
+    }
+
+    /// A refused setting or rig, reported with its whole chain of causes, names its
+    /// detail once, not once per wrapper.
     #[test]
     fn a_refused_setting_says_its_detail_once() {
         let detail = crate::motion::ConfigError::NotPositive {
@@ -344,17 +362,24 @@ mod tests {
             value: -1.0,
         };
         let error = ScaleError::from(SettingsError::from(detail.clone()));
-        let mut chain = error.to_string();
-        let mut source = std::error::Error::source(&error);
-        while let Some(cause) = source {
-            chain.push_str(&format!(": {cause}"));
-            source = cause.source();
-        }
-        assert_eq!(chain.matches(&detail.to_string()).count(), 1, "{chain}");
+        let said = chain(&error);
+        assert_eq!(said.matches(&detail.to_string()).count(), 1, "{said}");
         assert!(
-            chain.starts_with("the scaled settings are refused: motion: "),
-            "{chain}"
+            said.starts_with("the scaled settings are refused: motion: "),
+            "{said}"
         );
+        let said = chain(&crate::character::CharacterError::from(
+            SettingsError::from(detail.clone()),
+        ));
+        assert_eq!(said.matches(&detail.to_string()).count(), 1, "{said}");
+
+        let detail = crate::bone_map::BoneMapError::UnknownJoint {
+            role: "pelvis",
+            name: "hips".into(),
+        };
+        let said = chain(&RigScaleError::from(FootIkError::from(detail.clone())));
+        assert_eq!(said.matches(&detail.to_string()).count(), 1, "{said}");
+        assert!(said.starts_with("the rig's legs are not usable"), "{said}");
     }
 
     #[test]

@@ -56,7 +56,7 @@ use crate::world::{
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum CharacterError {
     #[error("character config: {0}")]
-    Config(#[from] ConfigError),
+    Config(ConfigError),
     #[error("spawn position is not finite")]
     BadSpawn,
     #[error(transparent)]
@@ -68,9 +68,9 @@ pub enum CharacterError {
     #[error("pelvis tilt: {0}")]
     Tilt(String),
     #[error("settings: {0}")]
-    Settings(#[from] SettingsError),
+    Settings(SettingsError),
     #[error("bone map: {0}")]
-    BoneMap(#[from] BoneMapError),
+    BoneMap(BoneMapError),
     #[error(
         "settings: {field} decides how the rig was bound at spawn and cannot change on a \
          live character; spawn a new one"
@@ -85,6 +85,24 @@ pub enum CharacterError {
     CulledJoint { name: String, why: &'static str },
     #[error("tick stages out of order: {called:?} was called while {due:?} was due")]
     StageOrder { due: TickStage, called: TickStage },
+}
+
+impl From<BoneMapError> for CharacterError {
+    fn from(error: BoneMapError) -> Self {
+        CharacterError::BoneMap(error)
+    }
+}
+
+impl From<SettingsError> for CharacterError {
+    fn from(error: SettingsError) -> Self {
+        CharacterError::Settings(error)
+    }
+}
+
+impl From<ConfigError> for CharacterError {
+    fn from(error: ConfigError) -> Self {
+        CharacterError::Config(error)
+    }
 }
 
 /// The joints `names` culls (see [`CharacterSettings::lod_culled_joints`]), as skeleton

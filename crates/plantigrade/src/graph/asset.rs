@@ -19,7 +19,8 @@ use crate::skeleton::Skeleton;
 
 pub use crate::source_pos::SourcePos;
 
-/// What is wrong with a graph definition.
+/// What is wrong with a graph definition. A variant that wraps another error says it in
+/// its message and gives no `source()`, so a report printing the chain says it once.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum GraphProblem {
     #[error("RON syntax: {0}")]
@@ -28,8 +29,8 @@ pub enum GraphProblem {
     UnknownClip(String),
     #[error("unknown parameter '{0}'")]
     UnknownParameter(String),
-    #[error("parameter '{name}': {source}")]
-    Parameter { name: String, source: ParamError },
+    #[error("parameter '{name}': {error}")]
+    Parameter { name: String, error: ParamError },
     #[error("unknown bone '{0}'")]
     UnknownBone(String),
     #[error("unknown state '{0}'")]
@@ -38,10 +39,10 @@ pub enum GraphProblem {
     DuplicateState(String),
     #[error("state machine has no states")]
     NoStates,
-    #[error("bad expression '{expression}': {source}")]
+    #[error("bad expression '{expression}': {error}")]
     BadExpression {
         expression: String,
-        source: ExprError,
+        error: ExprError,
     },
     #[error("blend space: {0}")]
     BlendSpace(BlendSpaceError),
@@ -312,11 +313,11 @@ impl GraphAsset {
                 ParamDef::Bool(n, v) => params.add_bool(n, *v).map(|_| ()),
                 ParamDef::Vec2(n, (x, y)) => params.add_vec2(n, Vec2::new(*x, *y)).map(|_| ()),
             };
-            result.map_err(|source| {
+            result.map_err(|error| {
                 (
                     GraphProblem::Parameter {
                         name: p.name().to_string(),
-                        source,
+                        error,
                     },
                     Some(Anchor::quoted(p.name())),
                 )
@@ -841,12 +842,12 @@ impl Compiler<'_> {
             };
             let to = find_state(&t.to)?;
             let condition = match &t.condition {
-                Some(src) => Some(Expr::parse(src, self.params).map_err(|source| {
-                    let offset_chars = source.column().saturating_sub(1);
+                Some(src) => Some(Expr::parse(src, self.params).map_err(|error| {
+                    let offset_chars = error.column().saturating_sub(1);
                     (
                         GraphProblem::BadExpression {
                             expression: src.clone(),
-                            source,
+                            error,
                         },
                         Some(Anchor {
                             text: src.clone(),
@@ -989,7 +990,7 @@ fn param_problem(name: &str, e: ParamError) -> (GraphProblem, Option<Anchor>) {
         ParamError::Unknown { .. } => GraphProblem::UnknownParameter(name.to_string()),
         other => GraphProblem::Parameter {
             name: name.to_string(),
-            source: other,
+            error: other,
         },
     };
     (problem, Some(Anchor::quoted(name)))

@@ -186,7 +186,13 @@ pub enum ConfigLoadError {
         message: String,
     },
     #[error("character config: {0}")]
-    Invalid(#[from] ConfigError),
+    Invalid(ConfigError),
+}
+
+impl From<ConfigError> for ConfigLoadError {
+    fn from(error: ConfigError) -> Self {
+        ConfigLoadError::Invalid(error)
+    }
 }
 
 fn finite(field: &'static str, value: f32) -> Result<f32, ConfigError> {

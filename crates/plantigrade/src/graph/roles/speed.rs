@@ -84,11 +84,23 @@ pub enum SpeedError {
     )]
     TooLittleStance { intervals: usize },
     #[error("sampling the clip: {0}")]
-    Clip(#[from] ClipError),
+    Clip(ClipError),
     #[error("posing the skeleton: {0}")]
-    Pose(#[from] PoseError),
+    Pose(PoseError),
     #[error("clip '{clip}' gives a non-finite position at {time_s} s")]
     NonFinite { clip: String, time_s: f32 },
+}
+
+impl From<PoseError> for SpeedError {
+    fn from(error: PoseError) -> Self {
+        SpeedError::Pose(error)
+    }
+}
+
+impl From<ClipError> for SpeedError {
+    fn from(error: ClipError) -> Self {
+        SpeedError::Clip(error)
+    }
 }
 
 /// How fast `clip` travels over the ground, from the clip itself: its authored velocity

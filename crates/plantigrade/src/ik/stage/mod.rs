@@ -151,7 +151,7 @@ impl Default for FootIkConfig {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FootIkError {
     #[error("foot IK needs both legs: {0}")]
-    Leg(#[from] crate::bone_map::BoneMapError),
+    Leg(crate::bone_map::BoneMapError),
     #[error("foot IK needs the {0} foot's sockets (heel, ball)")]
     NoSockets(&'static str),
     #[error("foot IK needs a pelvis joint")]
@@ -160,6 +160,12 @@ pub enum FootIkError {
     JointOutOfRange { joint: usize, num_joints: usize },
     #[error(transparent)]
     Pose(#[from] PoseError),
+}
+
+impl From<crate::bone_map::BoneMapError> for FootIkError {
+    fn from(error: crate::bone_map::BoneMapError) -> Self {
+        FootIkError::Leg(error)
+    }
 }
 /// One foot as the animation has it, in model space (before tilt and IK).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
