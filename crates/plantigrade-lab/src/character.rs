@@ -80,7 +80,7 @@ fn mannequin_retargeted(
         .map(|clip| retarget.clip(clip, DEFAULT_SAMPLE_HZ))
         .collect::<Result<Vec<_>, _>>()
         .context("retargeting the mannequin's clips onto the character")?;
-    let def = plantigrade::mannequin::default_graph_def_renamed(|name| {
+    let def = plantigrade::mannequin::default_graph_def_on_rig(retarget.scale(), |name| {
         retarget.target_name(name).map(str::to_owned)
     })
     .context("the mannequin's default graph")?;
@@ -765,12 +765,13 @@ mod tests {
         for size in [0.56, 1.67] {
             let (skeleton, clips) =
                 plantigrade::rig_scale::resize_rig(&m.skeleton, &m.clips, size).unwrap();
-            let graph = GraphAsset::from_ron(
-                include_str!("../../plantigrade/src/mannequin/default_als.ron"),
-                &skeleton,
-                clips,
-            )
+            // The default graph with its speeds made the resized rig's, as a rig's
+            // retargeted or generated clips get it.
+            let def = plantigrade::mannequin::default_graph_def_on_rig(size, |name| {
+                Some(name.to_owned())
+            })
             .unwrap();
+            let graph = GraphAsset::from_def(&def, &skeleton, clips).unwrap();
             let map = HumanoidMap::detect(&skeleton);
             let (settings, scale) = CharacterSettings::default()
                 .scaled_to_rig(&skeleton, &map)

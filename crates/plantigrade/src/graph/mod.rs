@@ -25,6 +25,7 @@ pub mod def;
 pub mod events;
 pub mod expr;
 pub mod instance;
+mod param_scale;
 pub mod params;
 pub mod roles;
 pub mod root_motion;

@@ -72,9 +72,12 @@ impl GeneratedClips {
     }
 
     /// The default graph ([`super::DEFAULT_GRAPH_RON`]) for the rig: its aim layer's mask
-    /// names the rig's joints (a joint the rig has no match for is left out).
+    /// names the rig's joints (a joint the rig has no match for is left out), and its
+    /// speeds are the clips' (× [`Self::scale`]).
     pub fn default_graph_def(&self) -> Result<GraphDef, GraphLoadError> {
-        super::default_graph_def_renamed(|name| self.rig_joint_name(name).map(str::to_owned))
+        super::default_graph_def_on_rig(self.scale, |name| {
+            self.rig_joint_name(name).map(str::to_owned)
+        })
     }
 
     /// The default graph compiled on `skeleton` (the rig the clips were generated for).

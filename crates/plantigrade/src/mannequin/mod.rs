@@ -91,11 +91,15 @@ impl Mannequin {
     }
 }
 
-/// The default graph ([`DEFAULT_GRAPH_RON`]) for another rig: each joint its layers' masks
-/// name (the mannequin's) renamed by `rename`, which gives the rig's joint or `None` (the
-/// joint is left out of the mask). For clips retargeted from the mannequin or generated
-/// on the rig ([`GeneratedClips::default_graph_def`]).
-pub fn default_graph_def_renamed(
+/// The default graph ([`DEFAULT_GRAPH_RON`]) for another rig, `size` times the mannequin's
+/// (by leg length): each joint its layers' masks name (the mannequin's) renamed by
+/// `rename`, which gives the rig's joint or `None` (the joint is left out of the mask), and
+/// its speeds made the rig's. Ground speeds go with `size` (the clips' and the movement's
+/// do: [`crate::rig_scale`]), vertical and impact speeds with its square root (falls under
+/// the same gravity). For clips retargeted from the mannequin or generated on the rig
+/// ([`GeneratedClips::default_graph_def`]).
+pub fn default_graph_def_on_rig(
+    size: f32,
     rename: impl Fn(&str) -> Option<String>,
 ) -> Result<crate::graph::GraphDef, crate::graph::GraphLoadError> {
     use crate::graph::{GraphLoadError, GraphProblem, SourcePos};
@@ -110,6 +114,13 @@ pub fn default_graph_def_renamed(
             .iter()
             .filter_map(|(name, weight)| rename(name).map(|rig_name| (rig_name, *weight)))
             .collect();
+    }
+    use crate::graph::params::names;
+    for ground in [names::SPEED, names::INPUT_SPEED] {
+        def.scale_param(ground, size);
+    }
+    for fall in [names::VERTICAL_VELOCITY, names::LAND_VELOCITY] {
+        def.scale_param(fall, size.sqrt());
     }
     Ok(def)
 }

@@ -748,3 +748,44 @@ fn built_in_blends_need_no_sync_offsets() {
     }
     assert!(blends >= 3, "{blends}");
 }
+
+/// The default graph on a rig half the mannequin's size, whose clips and walk are half as
+/// fast: at that rig's walk speed it plays the walk, not a half-and-half blend with Idle
+/// (feet shuffling half planted), as the mannequin's speeds (Walk at 1.75 m/s) would.
+#[test]
+fn the_default_graph_on_a_smaller_rig_walks_at_the_rigs_walk_speed() {
+    use crate::graph::{params::names, GraphAsset, GraphInstance};
+    use std::sync::Arc;
+    let m = Mannequin::new();
+    let size = 0.5;
+    let (skeleton, clips) = crate::rig_scale::resize_rig(&m.skeleton, &m.clips, size).unwrap();
+    let idle_share = |def: &crate::graph::GraphDef| {
+        let asset = Arc::new(GraphAsset::from_def(def, &skeleton, clips.clone()).unwrap());
+        let mut graph = GraphInstance::new(asset.clone());
+        let params = graph.params_mut();
+        let speed = params.float(names::SPEED).unwrap();
+        params.set_float(speed, 1.75 * size);
+        let moving = params.bool(names::IS_MOVING).unwrap();
+        params.set_bool(moving, true);
+        let grounded = params.bool(names::IS_GROUNDED).unwrap();
+        params.set_bool(grounded, true);
+        let mut pose = Pose::rest(&skeleton);
+        for _ in 0..60 {
+            graph.tick(1.0 / 60.0, &mut pose).unwrap();
+        }
+        graph
+            .sampled_clips()
+            .iter()
+            .filter(|s| asset.clips()[s.clip].name() == "Idle")
+            .map(|s| s.weight)
+            .sum::<f32>()
+    };
+    let on_rig = super::default_graph_def_on_rig(size, |name| Some(name.to_owned())).unwrap();
+    assert!(idle_share(&on_rig) < 0.01, "{}", idle_share(&on_rig));
+    let as_authored: crate::graph::GraphDef = ron::from_str(super::DEFAULT_GRAPH_RON).unwrap();
+    assert!(
+        idle_share(&as_authored) > 0.3,
+        "{}",
+        idle_share(&as_authored)
+    );
+}
