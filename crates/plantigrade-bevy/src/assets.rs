@@ -250,7 +250,15 @@ impl GraphSource {
         bone_names: Option<&BoneNames>,
     ) -> Result<GraphAsset, GraphLoadError> {
         if self.roles.is_none() && !self.generated_clips {
-            return GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone());
+            let graph = GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone())?;
+            // A graph written for another size of character (its walk placed at the
+            // mannequin's 1.75 m/s over a small rig walking at 0.8) plays half Idle.
+            if let Ok(def) = ron::from_str::<GraphDef>(&self.source) {
+                for misfit in def.speed_misfits(gait_speeds.walk_m_s) {
+                    warn!("plantigrade: graph: {misfit}");
+                }
+            }
+            return Ok(graph);
         }
         let bones = match bone_names {
             Some(names) => {

@@ -210,14 +210,18 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         bone_map: settings.bone_map.or_else(|| Some(map.to_names(skeleton))),
         ..settings
     };
+    // The definition the graph is built from, to check its speeds against the walk.
+    let mut def_used = retargeted_graph.clone();
     let graph = match (&retargeted_graph, &files.graph, &files.roles) {
         (Some(def), _, _) => GraphAsset::from_def(def, skeleton, clips)
             .context("the default graph on the character")?,
         (None, Some(graph_path), _) => {
             let source = std::fs::read_to_string(graph_path)
                 .with_context(|| format!("reading the graph {}", graph_path.display()))?;
-            GraphAsset::from_ron(&source, skeleton, clips)
-                .with_context(|| format!("the graph {}", graph_path.display()))?
+            let graph = GraphAsset::from_ron(&source, skeleton, clips)
+                .with_context(|| format!("the graph {}", graph_path.display()))?;
+            def_used = ron::from_str(&source).ok();
+            graph
         }
         (None, None, Some(roles_path)) => {
             let text = std::fs::read_to_string(roles_path)
@@ -236,6 +240,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
                     generated.missing.len()
                 );
             }
+            def_used = Some(generated.def.clone());
             GraphAsset::from_def(&generated.def, skeleton, clips)
                 .with_context(|| format!("the graph generated from {}", roles_path.display()))?
         }
@@ -247,6 +252,10 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         || file.display().to_string(),
         |s| s.to_string_lossy().into(),
     );
+    let walk_m_s = settings.motion.walk_speed_m_s;
+    for misfit in def_used.map_or_else(Vec::new, |def| def.speed_misfits(walk_m_s)) {
+        println!("{name}: warning: {misfit}");
+    }
     Ok(Actor {
         name,
         graph: Arc::new(graph),

@@ -30,6 +30,7 @@ pub mod params;
 pub mod roles;
 pub mod root_motion;
 pub mod root_source;
+mod speed_fit;
 
 pub use asset::{GraphAsset, GraphLoadError, GraphProblem, SourcePos};
 pub use blend_space::{
@@ -47,6 +48,7 @@ pub use root_motion::RootMotionDelta;
 pub use root_source::{
     check_root_motion, clip_travel, remove_travel, RootMotionMisfit, RootSource,
 };
+pub use speed_fit::{SpeedMisfit, SPEED_FIT_RATIO};
 
 #[cfg(test)]
 mod tests;
