@@ -41,6 +41,20 @@
 //! space (so its left is +X). Every position or rotation names its space (`_local`,
 //! `_model`, `_world`).
 
+/// `From<$cause> for $error` building `$error::$variant`, for an error variant whose
+/// message already says its cause (`"settings: {0}"`): unlike thiserror's `#[from]` it does
+/// not also give the cause as `source()`, so a report that prints the whole chain
+/// (anyhow's `{:#}`) says the detail once.
+macro_rules! from_cause_in_message {
+    ($cause:ty => $error:ident :: $variant:ident) => {
+        impl From<$cause> for $error {
+            fn from(error: $cause) -> Self {
+                $error::$variant(error)
+            }
+        }
+    };
+}
+
 pub mod bone_map;
 pub mod character;
 pub mod clip;

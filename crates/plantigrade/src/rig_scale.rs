@@ -43,11 +43,7 @@ pub enum ScaleError {
     Invalid(SettingsError),
 }
 
-impl From<SettingsError> for ScaleError {
-    fn from(error: SettingsError) -> Self {
-        ScaleError::Invalid(error)
-    }
-}
+from_cause_in_message!(SettingsError => ScaleError::Invalid);
 
 impl CharacterSettings {
     /// These settings for a character `factor` times the size they were tuned for (see the
@@ -120,11 +116,7 @@ pub enum RigScaleError {
     Scale(#[from] ScaleError),
 }
 
-impl From<FootIkError> for RigScaleError {
-    fn from(error: FootIkError) -> Self {
-        RigScaleError::NoLegs(error)
-    }
-}
+from_cause_in_message!(FootIkError => RigScaleError::NoLegs);
 
 /// Why a rig could not be resized.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -89,11 +89,7 @@ pub enum SettingsError {
     NoLayers { which: &'static str },
 }
 
-impl From<ConfigError> for SettingsError {
-    fn from(error: ConfigError) -> Self {
-        SettingsError::Motion(error)
-    }
-}
+from_cause_in_message!(ConfigError => SettingsError::Motion);
 
 /// Why a settings file could not be used.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

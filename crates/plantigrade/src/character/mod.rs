@@ -87,23 +87,11 @@ pub enum CharacterError {
     StageOrder { due: TickStage, called: TickStage },
 }
 
-impl From<BoneMapError> for CharacterError {
-    fn from(error: BoneMapError) -> Self {
-        CharacterError::BoneMap(error)
-    }
-}
+from_cause_in_message!(BoneMapError => CharacterError::BoneMap);
 
-impl From<SettingsError> for CharacterError {
-    fn from(error: SettingsError) -> Self {
-        CharacterError::Settings(error)
-    }
-}
+from_cause_in_message!(SettingsError => CharacterError::Settings);
 
-impl From<ConfigError> for CharacterError {
-    fn from(error: ConfigError) -> Self {
-        CharacterError::Config(error)
-    }
-}
+from_cause_in_message!(ConfigError => CharacterError::Config);
 
 /// The joints `names` culls (see [`CharacterSettings::lod_culled_joints`]), as skeleton
 /// indices: each must be a joint of the rig, and neither a bone of the humanoid map nor

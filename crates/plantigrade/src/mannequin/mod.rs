@@ -102,6 +102,7 @@ pub fn default_graph_def_on_rig(
     size: f32,
     rename: impl Fn(&str) -> Option<String>,
 ) -> Result<crate::graph::GraphDef, crate::graph::GraphLoadError> {
+    use crate::graph::params::names;
     use crate::graph::{GraphLoadError, GraphProblem, SourcePos};
     let mut def: crate::graph::GraphDef =
         ron::from_str(DEFAULT_GRAPH_RON).map_err(|e| GraphLoadError {
@@ -115,7 +116,6 @@ pub fn default_graph_def_on_rig(
             .filter_map(|(name, weight)| rename(name).map(|rig_name| (rig_name, *weight)))
             .collect();
     }
-    use crate::graph::params::names;
     for ground in [names::SPEED, names::INPUT_SPEED] {
         def.scale_param(ground, size);
     }

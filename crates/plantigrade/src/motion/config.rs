@@ -189,11 +189,7 @@ pub enum ConfigLoadError {
     Invalid(ConfigError),
 }
 
-impl From<ConfigError> for ConfigLoadError {
-    fn from(error: ConfigError) -> Self {
-        ConfigLoadError::Invalid(error)
-    }
-}
+from_cause_in_message!(ConfigError => ConfigLoadError::Invalid);
 
 fn finite(field: &'static str, value: f32) -> Result<f32, ConfigError> {
     if value.is_finite() {

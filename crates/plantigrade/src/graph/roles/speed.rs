@@ -91,17 +91,9 @@ pub enum SpeedError {
     NonFinite { clip: String, time_s: f32 },
 }
 
-impl From<PoseError> for SpeedError {
-    fn from(error: PoseError) -> Self {
-        SpeedError::Pose(error)
-    }
-}
+from_cause_in_message!(PoseError => SpeedError::Pose);
 
-impl From<ClipError> for SpeedError {
-    fn from(error: ClipError) -> Self {
-        SpeedError::Clip(error)
-    }
-}
+from_cause_in_message!(ClipError => SpeedError::Clip);
 
 /// How fast `clip` travels over the ground, from the clip itself: its authored velocity
 /// if it has one (faster than [`MIN_GAIT_SPEED_M_S`]); else the net horizontal travel per

@@ -162,11 +162,7 @@ pub enum FootIkError {
     Pose(#[from] PoseError),
 }
 
-impl From<crate::bone_map::BoneMapError> for FootIkError {
-    fn from(error: crate::bone_map::BoneMapError) -> Self {
-        FootIkError::Leg(error)
-    }
-}
+from_cause_in_message!(crate::bone_map::BoneMapError => FootIkError::Leg);
 /// One foot as the animation has it, in model space (before tilt and IK).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AnimatedFoot {
