@@ -36,25 +36,33 @@ pub struct CharacterFiles {
     pub settings: Option<PathBuf>,
     /// Another rig's clips and graph, retargeted onto this one, in place of its own.
     pub retarget_from: Option<RetargetSource>,
+    /// More clips of the [`RetargetSource::Rig`], from its other files.
+    pub retarget_clips: Vec<PathBuf>,
+    /// The [`RetargetSource::Rig`]'s bone map (RON `BoneNames`); detected when `None`.
+    pub retarget_bone_map: Option<PathBuf>,
     /// The built-in clip set authored on this rig (and the default graph), in place of
     /// its own clips.
     pub generate_clips: bool,
 }
 
 /// Whose clips `--retarget-from` plays on the character.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RetargetSource {
     /// The built-in mannequin's clips, with its default graph.
     Mannequin,
+    /// Another glTF rig's clips (its file; more clip files and its bone map are
+    /// [`CharacterFiles::retarget_clips`] and [`CharacterFiles::retarget_bone_map`]).
+    /// They keep their names, so the graph comes from `--roles` or `--graph` written for
+    /// that rig's clips.
+    Rig(PathBuf),
 }
 
-/// `--retarget-from`'s value.
+/// `--retarget-from`'s value: `mannequin`, or a glTF file of another rig.
 pub fn parse_retarget_source(value: &str) -> Result<RetargetSource, String> {
     match value {
+        "" => Err("give `mannequin` or another rig's .glb/.gltf file".into()),
         "mannequin" => Ok(RetargetSource::Mannequin),
-        other => Err(format!(
-            "'{other}': only the built-in `mannequin` can be retargeted from for now"
-        )),
+        file => Ok(RetargetSource::Rig(PathBuf::from(file))),
     }
 }
 
@@ -85,6 +93,41 @@ fn mannequin_retargeted(
     })
     .context("the mannequin's default graph")?;
     Ok((clips, def))
+}
+
+/// Another rig's clips (`source`'s file and more clip files, its bone map) on `skeleton`
+/// (bones `map`), keeping their names. Each source clip is made to play in place first
+/// (its root's travel becomes its authored speed), as the character's own would be: the
+/// retarget moves the pelvis as the source's moves in model space, travel included.
+fn rig_retargeted(
+    source: &CharacterFiles,
+    skeleton: &plantigrade::skeleton::Skeleton,
+    map: &HumanoidMap,
+) -> anyhow::Result<Vec<plantigrade::clip::Clip>> {
+    use plantigrade::retarget::{Retarget, DEFAULT_SAMPLE_HZ};
+    let what = || {
+        format!(
+            "retargeting the clips of {} onto the character",
+            source.file.display()
+        )
+    };
+    let (asset, source_map) = load_rig(source).with_context(what)?;
+    let root = RootSource::of(&asset.skeleton, &source_map)
+        .with_context(|| format!("{} has no pelvis in its bone map", source.file.display()))
+        .with_context(what)?;
+    let retarget = Retarget::new(&asset.skeleton, &source_map, skeleton, map).with_context(what)?;
+    if asset.clips.is_empty() {
+        anyhow::bail!("{}: it has no clips", what());
+    }
+    asset
+        .clips
+        .iter()
+        .map(|clip| {
+            let in_place = remove_travel(clip, root.joint())?;
+            Ok(retarget.clip(&in_place, DEFAULT_SAMPLE_HZ)?)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()
+        .with_context(what)
 }
 
 /// The built-in clip set authored on `skeleton` (bones `map`), and the default graph over
@@ -163,13 +206,38 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
     let file = &files.file;
     let (asset, map) = load_rig(files)?;
     let skeleton = &asset.skeleton;
-    let (own_clips, retargeted_graph) = match (files.retarget_from, files.generate_clips) {
+    let (own_clips, retargeted_graph) = match (&files.retarget_from, files.generate_clips) {
         (Some(_), true) => anyhow::bail!(
             "--retarget-from and --generate-clips both replace the rig's clips: give one"
         ),
         (Some(RetargetSource::Mannequin), false) => {
+            if !files.retarget_clips.is_empty() || files.retarget_bone_map.is_some() {
+                anyhow::bail!(
+                    "--retarget-clips and --retarget-bone-map describe a rig given to --retarget-from as a file, not the mannequin"
+                );
+            }
+            if files.graph.is_some() || files.roles.is_some() {
+                anyhow::bail!(
+                    "--retarget-from mannequin plays the mannequin's clips through its default graph: drop --roles/--graph"
+                );
+            }
             let (clips, def) = mannequin_retargeted(skeleton, &map)?;
             (clips, Some(def))
+        }
+        (Some(RetargetSource::Rig(file)), false) => {
+            if files.graph.is_none() && files.roles.is_none() {
+                anyhow::bail!(
+                    "--retarget-from {} needs a graph over that rig's clips: --roles ROLES.ron or --graph G.ron written for its clip names (examples/characters has a role map per shared rig)",
+                    file.display()
+                );
+            }
+            let source = CharacterFiles {
+                file: file.clone(),
+                clips: files.retarget_clips.clone(),
+                bone_map: files.retarget_bone_map.clone(),
+                ..Default::default()
+            };
+            (rig_retargeted(&source, skeleton, &map)?, None)
         }
         (None, true) => {
             let (clips, def) = generated_on_rig(skeleton, &map)?;
@@ -245,7 +313,7 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
                 .with_context(|| format!("the graph generated from {}", roles_path.display()))?
         }
         (None, None, None) => anyhow::bail!(
-            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, --retarget-from mannequin (the mannequin's clips on the rig) or --generate-clips (the built-in set authored on the rig)"
+            "--character needs a graph over the rig's clips: --roles ROLES.ron (which clip is the idle, the walk, … ; examples/characters has one per shared rig), --graph G.ron, --retarget-from mannequin|OTHER.glb (another rig's clips on this one) or --generate-clips (the built-in set authored on the rig)"
         ),
     };
     let name = file.file_stem().map_or_else(
@@ -604,10 +672,84 @@ mod tests {
             "{:?}",
             failures(&actor, &rows)
         );
-        assert!(parse_retarget_source("ual.glb").is_err());
+        assert_eq!(
+            parse_retarget_source("ual.glb"),
+            Ok(RetargetSource::Rig(PathBuf::from("ual.glb")))
+        );
+        assert!(parse_retarget_source("").is_err());
         assert_eq!(
             parse_retarget_source("mannequin"),
             Ok(RetargetSource::Mannequin)
+        );
+    }
+
+    /// `--retarget-from FILE.glb`: a rig's clips read from a file (the mannequin's own,
+    /// exported), made to play in place, retargeted onto the character under their own
+    /// names and played through a graph written for those names: it runs as the built-in
+    /// character does.
+    #[test]
+    fn a_rigs_clips_from_a_file_retargeted_onto_the_character_run() {
+        let own = mannequin_files();
+        let files = CharacterFiles {
+            retarget_from: Some(RetargetSource::Rig(own.file.clone())),
+            ..own
+        };
+        let actor = load_actor(&files).unwrap();
+        assert_eq!(actor.graph.clips().len(), Mannequin::new().clips.len());
+        let course = Course::default_course();
+        let names = ["stairs_up_15cm_walk".to_string(), "flat_run".to_string()];
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
+    }
+
+    /// What `--retarget-from` is given with is checked, each refusal saying what to do:
+    /// a file source needs a graph for its clips; the mannequin brings its own graph and
+    /// has no files; an unreadable source file is named.
+    #[test]
+    fn retarget_sources_refuse_what_does_not_fit_them() {
+        let own = mannequin_files();
+        let error = |files: CharacterFiles| format!("{:#}", load_actor(&files).unwrap_err());
+        let no_graph = error(CharacterFiles {
+            retarget_from: Some(RetargetSource::Rig(own.file.clone())),
+            graph: None,
+            ..own.clone()
+        });
+        assert!(
+            no_graph.contains("--roles") && no_graph.contains("--graph"),
+            "{no_graph}"
+        );
+        let mannequin_with_graph = error(CharacterFiles {
+            retarget_from: Some(RetargetSource::Mannequin),
+            ..own.clone()
+        });
+        assert!(
+            mannequin_with_graph.contains("default graph"),
+            "{mannequin_with_graph}"
+        );
+        let mannequin_with_clips = error(CharacterFiles {
+            retarget_from: Some(RetargetSource::Mannequin),
+            retarget_clips: vec![own.file.clone()],
+            graph: None,
+            ..own.clone()
+        });
+        assert!(
+            mannequin_with_clips.contains("--retarget-clips"),
+            "{mannequin_with_clips}"
+        );
+        let missing = scratch("no_such_rig.glb");
+        let unreadable = error(CharacterFiles {
+            retarget_from: Some(RetargetSource::Rig(missing.clone())),
+            ..own
+        });
+        assert!(
+            unreadable.contains(&missing.display().to_string()),
+            "{unreadable}"
         );
     }
 
@@ -624,6 +766,41 @@ mod tests {
             retarget_from: Some(RetargetSource::Mannequin),
             ..Default::default()
         });
+    }
+
+    /// KayKit playing UAL's clips (another family: Rigify names and axes, a rig 2.2 times
+    /// its size), under their names through UAL's role map: it walks the flat, up the
+    /// 30° ramp and down the 20 cm stairs within the bar the mannequin sets.
+    #[test]
+    fn kaykit_walks_on_the_ual_rigs_clips() {
+        let (Some(kaykit), Some(ual)) = (
+            plantigrade_test_assets::require("KayKit_RigMedium_MovementBasic.glb"),
+            plantigrade_test_assets::require("Mesh2Motion_HumanBase_UAL1.glb"),
+        ) else {
+            return;
+        };
+        let roles =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/characters/ual.roles.ron");
+        let actor = load_actor(&CharacterFiles {
+            file: kaykit,
+            retarget_from: Some(RetargetSource::Rig(ual)),
+            roles: Some(roles),
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(actor.graph.clips().iter().any(|c| c.name() == "Walk_Loop"));
+        let course = Course::default_course();
+        let names: Vec<String> = ["flat_walk", "ramp_30_up_walk", "stairs_down_20cm_walk"]
+            .map(String::from)
+            .to_vec();
+        let theirs = predictive_runs(&names, &course, &actor);
+        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
     }
 
     /// The UAL rig (`files`) walking up and down the 20 cm stairs and up the 30° ramp, and

@@ -184,17 +184,23 @@ struct CharacterArgs {
     /// The character's graph over its clips (RON `GraphDef`), in place of `--roles`.
     #[arg(long, value_name = "G.ron", requires = "character")]
     graph: Option<PathBuf>,
-    /// Play another rig's clips on the character, retargeted through both bone maps:
-    /// `mannequin` (the built-in clips and default graph; the rig's own clips are not
-    /// used).
+    /// Play another rig's clips on the character, retargeted through both bone maps; the
+    /// rig's own clips are not used. `mannequin`: the built-in clips and default graph.
+    /// `OTHER.glb`: that rig's clips, under their own names, through `--roles`/`--graph`
+    /// written for them (UAL's on KayKit: `--roles examples/characters/ual.roles.ron`).
     #[arg(
         long,
-        value_name = "mannequin",
+        value_name = "mannequin|OTHER.glb",
         requires = "character",
-        conflicts_with_all = ["graph", "roles"],
         value_parser = character::parse_retarget_source
     )]
     retarget_from: Option<character::RetargetSource>,
+    /// More clips of the `--retarget-from` rig, from another of its files (repeatable).
+    #[arg(long, value_name = "MORE.glb", requires = "retarget_from")]
+    retarget_clips: Vec<PathBuf>,
+    /// The `--retarget-from` rig's bones (RON `BoneNames`); detected when omitted.
+    #[arg(long, value_name = "MAP.ron", requires = "retarget_from")]
+    retarget_bone_map: Option<PathBuf>,
     /// Author the built-in clip set (idle, 8-way walks and runs, sprint, crouch, jumps,
     /// landings, push, aim, turns) on the character's own skeleton and play it through the
     /// default graph; the rig's own clips are not used.
@@ -220,7 +226,9 @@ impl CharacterArgs {
             bone_map: self.bone_map.clone(),
             graph: self.graph.clone(),
             settings: self.settings.clone(),
-            retarget_from: self.retarget_from,
+            retarget_from: self.retarget_from.clone(),
+            retarget_clips: self.retarget_clips.clone(),
+            retarget_bone_map: self.retarget_bone_map.clone(),
             generate_clips: self.generate_clips,
         })
     }
