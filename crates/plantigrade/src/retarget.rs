@@ -179,9 +179,8 @@ impl Retarget {
     }
 
     /// The same, with the pelvis's moves and the authored speeds scaled by `scale` in
-    /// place of the ratio of leg lengths (hip to ankle at rest): for a source built to the
-    /// target's proportions at a known scale, whose rest legs (straight) measure otherwise
-    /// than the target's (bent).
+    /// place of the ratio of leg lengths (hip to knee to ankle at rest): for a source built
+    /// to the target's proportions at a known scale.
     pub fn with_scale(mut self, scale: f32) -> Self {
         self.scale = scale;
         self
@@ -521,7 +520,7 @@ fn model_affines(skeleton: &Skeleton, local: &[Transform]) -> Vec<Affine3A> {
 }
 
 /// A rig's frame at rest (its left, up and forward as a rotation from model axes), its
-/// pelvis and its leg length (hip to ankle, mean of both sides).
+/// pelvis and its leg length (hip to knee to ankle, mean of both sides).
 pub(crate) struct RestFrame {
     pub rotation: Quat,
     pub pelvis: usize,
@@ -547,8 +546,15 @@ pub(crate) fn rest_frame(
         joint(right.foot, "right foot")?,
     );
     let at = |j: usize| skeleton.rest_position_model(j);
-    let leg_m =
-        0.5 * (at(left_thigh).distance(at(left_foot)) + at(right_thigh).distance(at(right_foot)));
+    // Hip to knee to ankle, as the character's settings measure it (`rig_scale`): a rig
+    // resting with bent knees (Quaternius: hip to ankle 0.42 m of its 0.53 m of leg) moves
+    // at its leg's length, and its clips must stride and travel at the same.
+    let leg_of = |thigh: usize, calf: Option<usize>, foot: usize| match calf {
+        Some(calf) => at(thigh).distance(at(calf)) + at(calf).distance(at(foot)),
+        None => at(thigh).distance(at(foot)),
+    };
+    let leg_m = 0.5
+        * (leg_of(left_thigh, left.calf, left_foot) + leg_of(right_thigh, right.calf, right_foot));
     let no_frame = |why| RetargetError::NoFrame { rig, why };
     if !(leg_m.is_finite() && leg_m > 1e-4) {
         return Err(no_frame("its thighs and feet are at the same place"));
