@@ -171,8 +171,7 @@ fn proxy_to_rig(
     let retarget = Retarget::new(proxy, proxy_map, skeleton, map)?
         .without_leg_reach()
         .with_scale(to_rig)
-        .with_pelvis_offset(pelvis_offset)
-        .with_ik_feet_carried(map);
+        .with_pelvis_offset(pelvis_offset);
     Ok(if leg_fix {
         retarget.with_leg_rest_fix(proxy_map, map)
     } else {

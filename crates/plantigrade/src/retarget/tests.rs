@@ -343,3 +343,67 @@ fn a_rig_resting_with_bent_knees_is_scaled_by_its_legs_length() {
         retarget.scale()
     );
 }
+
+/// A rig whose feet hang from its root as IK targets (Quaternius' kind; here the mannequin
+/// with its feet re-hung so): the retargeted clip carries each foot to the end of its shin
+/// in every pose, so the feet step as the source's do. Left at its rest place, a foot
+/// never moved, and foot IK read it there.
+#[test]
+fn a_rigs_ik_target_feet_are_carried_with_its_shins() {
+    let m = Mannequin::new();
+    let source = m.skeleton.clone();
+    let rest_model = source.rest_model();
+    let root = 0;
+    let joints = (0..source.num_joints())
+        .map(|j| {
+            let name = source.name(j);
+            let (parent, rest_local) = if name.starts_with("foot_") {
+                let (scale, rotation, translation) =
+                    (rest_model[root].inverse() * rest_model[j]).to_scale_rotation_translation();
+                (
+                    Some(root),
+                    Transform {
+                        translation,
+                        rotation,
+                        scale,
+                    },
+                )
+            } else {
+                (source.parent(j), source.rest_local()[j])
+            };
+            Joint {
+                name: name.to_owned(),
+                parent,
+                rest_local,
+            }
+        })
+        .collect();
+    let target = Skeleton::new(joints).unwrap();
+    let target_map = HumanoidMap::detect(&target);
+    let legs = [Side::Left, Side::Right].map(|side| target_map.leg(side).unwrap());
+    assert!(legs.iter().all(|leg| leg.foot_is_ik_target));
+    let retarget =
+        Retarget::new(&source, &HumanoidMap::detect(&source), &target, &target_map).unwrap();
+    let clip = m.clip("Walk_F").unwrap();
+    let on_target = retarget.clip(clip, DEFAULT_SAMPLE_HZ).unwrap();
+    let mut foot_travel_m = 0.0f32;
+    let first = model_of(&target, &on_target, 0.0);
+    for k in 0..(clip.duration_s() * DEFAULT_SAMPLE_HZ) as usize {
+        let model = model_of(&target, &on_target, k as f32 / DEFAULT_SAMPLE_HZ);
+        for leg in &legs {
+            let shin_end =
+                model.joints_model()[leg.calf].transform_point3(leg.ankle_in_calf(&target));
+            let foot = model.position_model(leg.foot);
+            assert!(
+                shin_end.distance(foot) < 1e-3,
+                "foot {} m off its shin",
+                shin_end.distance(foot)
+            );
+            foot_travel_m = foot_travel_m.max(foot.distance(first.position_model(leg.foot)));
+        }
+    }
+    assert!(
+        foot_travel_m > 0.3,
+        "the feet stay within {foot_travel_m} m"
+    );
+}
