@@ -574,6 +574,20 @@ mod tests {
         run_all(names, course, actor, 60.0, &options).unwrap()
     }
 
+    /// `actor` on the scenarios `names` (predictive, 60 Hz) meets the bar the mannequin
+    /// sets on the same runs.
+    fn assert_meets_the_bar(actor: &Actor, names: &[String]) {
+        let course = Course::default_course();
+        let theirs = predictive_runs(names, &course, actor);
+        let ours = predictive_runs(names, &course, &Actor::mannequin().unwrap());
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(actor, &rows)
+        );
+    }
+
     fn result(name: &str, float_p95_mm: f32, drift_mm: f32) -> ScenarioResult {
         let mut r = ScenarioResult {
             name: name.into(),
@@ -662,16 +676,8 @@ mod tests {
         };
         let actor = load_actor(&files).unwrap();
         assert_eq!(actor.graph.clips().len(), Mannequin::new().clips.len());
-        let course = Course::default_course();
         let names = ["stairs_up_15cm_walk".to_string(), "flat_run".to_string()];
-        let theirs = predictive_runs(&names, &course, &actor);
-        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
-        let rows = judge(&theirs, &ours, actor.scale);
-        assert!(
-            rows.iter().all(CharacterRow::pass),
-            "{:?}",
-            failures(&actor, &rows)
-        );
+        assert_meets_the_bar(&actor, &names);
         assert_eq!(
             parse_retarget_source("ual.glb"),
             Ok(RetargetSource::Rig(PathBuf::from("ual.glb")))
@@ -696,16 +702,8 @@ mod tests {
         };
         let actor = load_actor(&files).unwrap();
         assert_eq!(actor.graph.clips().len(), Mannequin::new().clips.len());
-        let course = Course::default_course();
         let names = ["stairs_up_15cm_walk".to_string(), "flat_run".to_string()];
-        let theirs = predictive_runs(&names, &course, &actor);
-        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
-        let rows = judge(&theirs, &ours, actor.scale);
-        assert!(
-            rows.iter().all(CharacterRow::pass),
-            "{:?}",
-            failures(&actor, &rows)
-        );
+        assert_meets_the_bar(&actor, &names);
     }
 
     /// What `--retarget-from` is given with is checked, each refusal saying what to do:
@@ -789,25 +787,16 @@ mod tests {
         })
         .unwrap();
         assert!(actor.graph.clips().iter().any(|c| c.name() == "Walk_Loop"));
-        let course = Course::default_course();
         let names: Vec<String> = ["flat_walk", "ramp_30_up_walk", "stairs_down_20cm_walk"]
             .map(String::from)
             .to_vec();
-        let theirs = predictive_runs(&names, &course, &actor);
-        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
-        let rows = judge(&theirs, &ours, actor.scale);
-        assert!(
-            rows.iter().all(CharacterRow::pass),
-            "{:?}",
-            failures(&actor, &rows)
-        );
+        assert_meets_the_bar(&actor, &names);
     }
 
     /// The UAL rig (`files`) walking up and down the 20 cm stairs and up the 30° ramp, and
     /// running on the flat, meets the bar the mannequin sets on the same runs.
     fn ual_meets_the_bar_on_stairs_ramp_and_flat(files: &CharacterFiles) {
         let actor = load_actor(files).unwrap();
-        let course = Course::default_course();
         let names: Vec<String> = [
             "stairs_up_20cm_walk",
             "stairs_down_20cm_walk",
@@ -816,14 +805,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let theirs = predictive_runs(&names, &course, &actor);
-        let ours = predictive_runs(&names, &course, &Actor::mannequin().unwrap());
-        let rows = judge(&theirs, &ours, actor.scale);
-        assert!(
-            rows.iter().all(CharacterRow::pass),
-            "{:?}",
-            failures(&actor, &rows)
-        );
+        assert_meets_the_bar(&actor, &names);
     }
 
     /// KayKit walking down the 40° ramp on its own clips: a landing foot is cleared over

@@ -52,6 +52,23 @@ fn model_of(skeleton: &Skeleton, clip: &Clip, time_s: f32) -> ModelPose {
     model
 }
 
+/// `skeleton` with each joint's rest pose (relative to its parent) passed through
+/// `change`, by name.
+fn with_rest_changed(skeleton: &Skeleton, change: impl Fn(&str, &mut Transform)) -> Skeleton {
+    let joints = (0..skeleton.num_joints())
+        .map(|j| {
+            let mut rest_local = skeleton.rest_local()[j];
+            change(skeleton.name(j), &mut rest_local);
+            Joint {
+                name: skeleton.name(j).to_owned(),
+                parent: skeleton.parent(j),
+                rest_local,
+            }
+        })
+        .collect();
+    Skeleton::new(joints).unwrap()
+}
+
 /// The mannequin's walk and run on a rig half its size, facing +X, whose bones point
 /// anywhere: the legs, spine, neck and head are where the mannequin's are, halved and
 /// turned, at every sample; curves, events and the authored speed carry over (scaled).
@@ -170,23 +187,12 @@ fn rigs_and_clips_retargeting_cannot_use_are_refused() {
 fn an_a_pose_rig_swings_its_arms_where_a_t_pose_rig_does() {
     let m = Mannequin::new();
     let source = m.skeleton.clone();
-    let joints = (0..source.num_joints())
-        .map(|j| {
-            let mut rest_local = source.rest_local()[j];
-            let name = source.name(j);
-            if name == "upperarm_l" || name == "upperarm_r" {
-                let down =
-                    if name.ends_with("_l") { -1.0 } else { 1.0 } * std::f32::consts::FRAC_PI_4;
-                rest_local.rotation = Quat::from_rotation_z(down) * rest_local.rotation;
-            }
-            Joint {
-                name: name.to_owned(),
-                parent: source.parent(j),
-                rest_local,
-            }
-        })
-        .collect();
-    let target = Skeleton::new(joints).unwrap();
+    let target = with_rest_changed(&source, |name, rest_local| {
+        if name == "upperarm_l" || name == "upperarm_r" {
+            let down = if name.ends_with("_l") { -1.0 } else { 1.0 } * std::f32::consts::FRAC_PI_4;
+            rest_local.rotation = Quat::from_rotation_z(down) * rest_local.rotation;
+        }
+    });
     let hand = target.find("hand_l").unwrap();
     assert!(
         target.rest_position_model(hand).y < source.rest_position_model(hand).y - 0.3,
@@ -215,23 +221,13 @@ fn an_a_pose_rig_swings_its_arms_where_a_t_pose_rig_does() {
 /// `skeleton` with each thigh `thigh` times and each shin `shin` times as long (rest
 /// offsets of the calves and feet scaled): the same body on other leg proportions.
 fn with_leg_proportions(skeleton: &Skeleton, thigh: f32, shin: f32) -> Skeleton {
-    let joints = (0..skeleton.num_joints())
-        .map(|j| {
-            let mut rest_local = skeleton.rest_local()[j];
-            let name = skeleton.name(j);
-            if name.starts_with("calf_") {
-                rest_local.translation *= thigh;
-            } else if name.starts_with("foot_") {
-                rest_local.translation *= shin;
-            }
-            Joint {
-                name: name.to_owned(),
-                parent: skeleton.parent(j),
-                rest_local,
-            }
-        })
-        .collect();
-    Skeleton::new(joints).unwrap()
+    with_rest_changed(skeleton, |name, rest_local| {
+        if name.starts_with("calf_") {
+            rest_local.translation *= thigh;
+        } else if name.starts_with("foot_") {
+            rest_local.translation *= shin;
+        }
+    })
 }
 
 /// Each foot's lower sole point (heel or ball), model y.
@@ -308,21 +304,11 @@ fn a_rig_of_other_leg_proportions_keeps_its_planted_feet_on_the_floor() {
 fn a_rig_resting_with_bent_knees_is_scaled_by_its_legs_length() {
     let m = Mannequin::new();
     let source = m.skeleton.clone();
-    let joints = (0..source.num_joints())
-        .map(|j| {
-            let mut rest_local = source.rest_local()[j];
-            let name = source.name(j);
-            if name.starts_with("calf_") {
-                rest_local.rotation = Quat::from_rotation_x(0.8) * rest_local.rotation;
-            }
-            Joint {
-                name: name.to_owned(),
-                parent: source.parent(j),
-                rest_local,
-            }
-        })
-        .collect();
-    let bent = Skeleton::new(joints).unwrap();
+    let bent = with_rest_changed(&source, |name, rest_local| {
+        if name.starts_with("calf_") {
+            rest_local.rotation = Quat::from_rotation_x(0.8) * rest_local.rotation;
+        }
+    });
     let (source_map, bent_map) = (HumanoidMap::detect(&source), HumanoidMap::detect(&bent));
     let leg = |skeleton: &Skeleton, map: &HumanoidMap| {
         crate::rig_scale::leg_length_m(skeleton, map).unwrap()
