@@ -150,6 +150,29 @@ fn height_above_ground_m(foot: &FootSample, which: SolePoint) -> Option<f32> {
     (point.is_finite() && height.is_finite()).then_some(height)
 }
 
+/// Whether `which` sole point is on its ground: within [`GROUND_SKID_HEIGHT_M`] above it,
+/// or pressed into its top. A point far below the ground straight above it but near the
+/// surface it is in is beside a step, against its riser, not on the tread above (a heel
+/// scraping down a riser as the foot comes down a flight: 10 cm under the tread, 2 cm into
+/// the riser); it is penetration, measured as such, not a planted foot.
+fn on_its_ground(foot: &FootSample, which: SolePoint) -> bool {
+    let Some(height) = height_above_ground_m(foot, which) else {
+        return false;
+    };
+    let depth = match which {
+        SolePoint::Heel => foot.heel_depth_m,
+        SolePoint::Ball => foot.ball_depth_m,
+    };
+    let beside_a_riser =
+        height < 0.0 && depth.is_some_and(|d| d.is_finite() && d < RISER_DEPTH_SHARE * -height);
+    height <= GROUND_SKID_HEIGHT_M && !beside_a_riser
+}
+
+/// A point below its ground whose depth into the surface nearest it is less than this
+/// share of its depth straight down is against a riser, not in the ground under it (on a
+/// 40° slope the two are 0.77 apart, at a riser a few hundredths).
+const RISER_DEPTH_SHARE: f32 = 0.5;
+
 /// The lower sole point (by height above its own ground) and that height; `None` when neither
 /// point is over the course.
 fn lower_sole(foot: &FootSample) -> Option<(SolePoint, f32)> {
@@ -528,8 +551,7 @@ pub fn stance_drifts(samples: &[TickSample], hz: f32) -> Vec<StanceDrift> {
             s.ticks += 1;
             ball.push(f.ball_world);
             for (k, which) in [SolePoint::Heel, SolePoint::Ball].into_iter().enumerate() {
-                let down =
-                    height_above_ground_m(f, which).is_some_and(|h| h <= GROUND_SKID_HEIGHT_M);
+                let down = on_its_ground(f, which);
                 if down {
                     points[k].push(sole_point(f, which).0);
                 }

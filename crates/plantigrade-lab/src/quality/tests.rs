@@ -300,6 +300,41 @@ fn planted_drift_is_the_largest_horizontal_travel_per_stance() {
 }
 
 #[test]
+fn a_heel_against_a_riser_is_not_a_planted_heel() {
+    // A foot coming down a flight, its contact already up: its heel scrapes 4 cm forward
+    // down the riser behind it, 2 cm into it and 10 cm under the tread above, then the
+    // foot settles on its own tread, the ball still. Only the settled ticks are drift.
+    let samples = trace(10, HZ, |i, s| {
+        let mut left = foot_at(0.1, 0.0, 0.0);
+        if i < 4 {
+            left.heel_world.z += 0.01 * i as f32;
+            left.heel_world.y = 0.1;
+            left.ground_under_heel_m = Some(0.2);
+            left.heel_depth_m = Some(0.02);
+        } else {
+            left.heel_world.z += 0.04;
+        }
+        s.feet[0] = left;
+    });
+    let q = foot_quality(&samples, HZ);
+    assert_close(q.planted_drift_max_mm, 0.0, 1e-4, "against the riser");
+    // Pressed 2 cm into its own tread, the same slide is drift.
+    let samples = trace(10, HZ, |i, s| {
+        let mut left = foot_at(0.1, 0.0, 0.0);
+        if i < 4 {
+            left.heel_world.z += 0.01 * i as f32;
+            left.heel_world.y = -0.02;
+            left.heel_depth_m = Some(0.02);
+        } else {
+            left.heel_world.z += 0.04;
+        }
+        s.feet[0] = left;
+    });
+    let q = foot_quality(&samples, HZ);
+    assert_close(q.planted_drift_max_mm, 40.0, 1e-3, "pressed into its tread");
+}
+
+#[test]
 fn skate_ratio_counts_low_fast_foot_intervals() {
     // Left foot slides at 1 m/s along +Z 2 cm up, right foot stands: 10 of 20 intervals.
     let samples = trace(11, HZ, |i, s| {
