@@ -4,7 +4,8 @@
 //! A scaled mannequin plays the same clips at the same rate, so its lengths (capsule, probe
 //! reach, lock and placement distances) and its gait speeds and accelerations scale with
 //! its size. The step it climbs and the drop it snaps down grow with a bigger rig but do not
-//! shrink below the mannequin's: levels keep human stairs whoever walks them. Gravity is the
+//! shrink below the mannequin's: levels keep human stairs whoever walks them (and so does
+//! the root speed the pelvis takes for such a step, not a slope). Gravity is the
 //! world's, not the character's: a jump rises `factor` times as high with `√factor` times
 //! the take-off speed, and a fall from `factor` times the height lands `√factor` times as
 //! fast. Rates (1/s), angles, times and fractions do not change.
@@ -69,7 +70,11 @@ impl CharacterSettings {
         f.probe.edge_mismatch_m *= length;
         f.pelvis.max_drop_m *= length;
         f.pelvis.max_raise_m *= length;
-        f.pelvis.step_speed_m_s *= speed;
+        // What tells the capsule's steps (human stairs, at `level`) from a slope's climb
+        // (at the rig's speed): a smaller rig's pelvis that took back every root speed
+        // over 0.92 m/s (KayKit) held itself up as the capsule stepped down a 20 cm
+        // riser, and its feet hung over the tread below (float p95 14.9 mm running down).
+        f.pelvis.step_speed_m_s *= speed.max(1.0);
         f.lock.max_distance_m *= length;
         f.lock.settle_distance_m *= length;
         f.lock.step_min_offset_m *= length;
@@ -310,6 +315,16 @@ mod tests {
         assert!(close(
             half.foot_ik.lock.max_distance_m,
             0.5 * base.foot_ik.lock.max_distance_m
+        ));
+        // The pelvis's threshold for the capsule's steps keeps them human for a smaller
+        // rig, and grows with a bigger one, as the step height does.
+        assert_eq!(
+            half.foot_ik.pelvis.step_speed_m_s,
+            base.foot_ik.pelvis.step_speed_m_s
+        );
+        assert!(close(
+            base.scaled(2.0).unwrap().foot_ik.pelvis.step_speed_m_s,
+            2.0 * base.foot_ik.pelvis.step_speed_m_s
         ));
         // Times and rates stay.
         assert_eq!(half.foot_ik.contact_ease_s, base.foot_ik.contact_ease_s);
