@@ -304,34 +304,26 @@ fn a_heel_against_a_riser_is_not_a_planted_heel() {
     // A foot coming down a flight, its contact already up: its heel scrapes 4 cm forward
     // down the riser behind it, 2 cm into it and 10 cm under the tread above, then the
     // foot settles on its own tread, the ball still. Only the settled ticks are drift.
-    let samples = trace(10, HZ, |i, s| {
-        let mut left = foot_at(0.1, 0.0, 0.0);
-        if i < 4 {
-            left.heel_world.z += 0.01 * i as f32;
-            left.heel_world.y = 0.1;
-            left.ground_under_heel_m = Some(0.2);
-            left.heel_depth_m = Some(0.02);
-        } else {
-            left.heel_world.z += 0.04;
-        }
-        s.feet[0] = left;
-    });
-    let q = foot_quality(&samples, HZ);
-    assert_close(q.planted_drift_max_mm, 0.0, 1e-4, "against the riser");
+    // The heel at `heel_y` over its first 4 ticks, `ground_y` under it, 2 cm deep in the
+    // surface nearest it, sliding 1 cm a tick; then settled on its tread, 4 cm on.
+    let drift_mm = |heel_y: f32, ground_y: f32| {
+        let samples = trace(10, HZ, |i, s| {
+            let mut left = foot_at(0.1, 0.0, 0.0);
+            if i < 4 {
+                left.heel_world.z += 0.01 * i as f32;
+                left.heel_world.y = heel_y;
+                left.ground_under_heel_m = Some(ground_y);
+                left.heel_depth_m = Some(0.02);
+            } else {
+                left.heel_world.z += 0.04;
+            }
+            s.feet[0] = left;
+        });
+        foot_quality(&samples, HZ).planted_drift_max_mm
+    };
+    assert_close(drift_mm(0.1, 0.2), 0.0, 1e-4, "against the riser");
     // Pressed 2 cm into its own tread, the same slide is drift.
-    let samples = trace(10, HZ, |i, s| {
-        let mut left = foot_at(0.1, 0.0, 0.0);
-        if i < 4 {
-            left.heel_world.z += 0.01 * i as f32;
-            left.heel_world.y = -0.02;
-            left.heel_depth_m = Some(0.02);
-        } else {
-            left.heel_world.z += 0.04;
-        }
-        s.feet[0] = left;
-    });
-    let q = foot_quality(&samples, HZ);
-    assert_close(q.planted_drift_max_mm, 40.0, 1e-3, "pressed into its tread");
+    assert_close(drift_mm(-0.02, 0.0), 40.0, 1e-3, "pressed into its tread");
 }
 
 #[test]
