@@ -56,6 +56,17 @@ impl FootIk {
                 let mut ankle_then = root + facing * landed.ankle_model;
                 ankle_then.x += hip_then.x - hip_world.x;
                 ankle_then.z += hip_then.z - hip_world.z;
+                // Where tread placement moves the foot from the animation's landing (onto
+                // one tread) is where it lands: on a step down it took KayKit's foot 7 cm
+                // farther from the hip, which then came down out of reach and hung 2-4 cm
+                // over its tread for two ticks after it landed. (Not the narrow support's
+                // shift: a rig with wide hips cannot reach a beam under its middle however
+                // low the pelvis goes, and asking for it sank Quaternius' pelvis.)
+                let shift = Some(state.placement.applied_world)
+                    .filter(|s| s.is_finite())
+                    .unwrap_or_default();
+                ankle_then.x += shift.x;
+                ankle_then.z += shift.y;
                 let ground_then = plane.height_at(ankle_then.x, ankle_then.z);
                 ankle_then.y = ground_then + landed.ankle_model.y;
                 // Only a step down (a landing below where the foot lifted off) is asked for
