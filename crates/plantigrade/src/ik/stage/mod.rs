@@ -566,9 +566,14 @@ impl FootIk {
             let mut target = Vec3::new(xz.x, ankle_y, xz.y);
             let hip_world =
                 tick.root_world + tick.facing * tick.hips_model[i] + Vec3::Y * self.pelvis.offset_m;
-            // The ankle height at which the sole touches what is under it.
+            // The ankle height at which the sole touches what is under it; a sole point
+            // whose probe missed is held at the other's ground, as in `keep_off_ground`
+            // (a toe-off ball over a nosing, its probe planned a tick back, was taken 8 cm
+            // into the tread KayKit's trailing foot was leaving, as the capsule stepped
+            // down and the leg was kept open).
+            let [heel_m, ball_m] = under_foot.map(|hit| hit.map(|h| h.point.y));
             let floor_y = ankle_floor_y(
-                under_foot.map(|hit| hit.map(|h| h.point.y)),
+                [heel_m.or(ball_m), ball_m.or(heel_m)],
                 &anim,
                 align,
                 tick.facing,
