@@ -104,6 +104,15 @@ impl FootIk {
                     out.feet[i].ankle_target_world = root + facing * target_model;
                 }
             }
+            // Never folded flatter than a knee can: a swinging foot whose target came
+            // up to the hip (running up stairs at 144 Hz, its tread a tick ahead of the
+            // pelvis) is held below it, or the solve flipped the knee up over the thigh.
+            if let Some(lowered) =
+                limit_leg_fold(target_model - hip, thigh_m + shin_m, hip.distance(ankle))
+            {
+                target_model.y = lerp(target_model.y, hip.y + lowered.y, 1.0 - planted);
+                out.feet[i].ankle_target_world = root + facing * target_model;
+            }
             let forward = Vec3::Z;
             // A knee is a hinge about the character's left axis: for the hip→target line
             // `d`, the knee side that bends the shin backward is `d × left` (forward for a
@@ -415,6 +424,29 @@ pub(super) fn limit_knee_bend(
     (dy_sq > 0.0).then(|| Vec3::new(horizontal.x, -dy_sq.sqrt(), horizontal.y))
 }
 
+/// The hip-to-target vector (model space) lowered so the target is at least
+/// [`LEG_FOLD_MIN_SHARE`] of the leg (`leg_m`, thigh + shin) from the hip, or the
+/// animation's own hip–ankle distance (`animated_m`) when that is less (a clip may fold
+/// a leg deeper). Only straight down: where the target is, across, stays. `None` when it
+/// is far enough, is out beside the hip by the whole limit, or anything is not finite.
+pub(super) fn limit_leg_fold(hip_to_target: Vec3, leg_m: f32, animated_m: f32) -> Option<Vec3> {
+    let fold_min_m = (LEG_FOLD_MIN_SHARE * leg_m).min(animated_m);
+    if !(leg_m.is_finite() && fold_min_m.is_finite() && hip_to_target.is_finite()) {
+        return None;
+    }
+    let across_sq = hip_to_target.x * hip_to_target.x + hip_to_target.z * hip_to_target.z;
+    let below_sq = fold_min_m * fold_min_m - across_sq;
+    if hip_to_target.length() >= fold_min_m || below_sq <= 0.0 {
+        return None;
+    }
+    let lowered_y = hip_to_target.y.min(-below_sq.sqrt());
+    Some(Vec3::new(hip_to_target.x, lowered_y, hip_to_target.z))
+}
+
+/// The least hip–ankle distance of a leg, as a share of its length (thigh + shin): an
+/// inner knee angle of about 23°, deeper than a person folds.
+const LEG_FOLD_MIN_SHARE: f32 = 0.2;
+
 /// How fast a swinging knee's straightening may speed up (rad/s²): about 16° a tick² at
 /// 60 Hz.
 const SWING_KNEE_ACCEL_RAD_S2: f32 = 1000.0;
@@ -650,5 +682,29 @@ mod tests {
         ] {
             assert!(limit_knee_bend(target, leg, last, speed, dt).is_none());
         }
+    }
+
+    #[test]
+    fn a_leg_is_never_folded_flatter_than_a_knee_can() {
+        let leg_m = 0.82;
+        let fold_min_m = LEG_FOLD_MIN_SHARE * leg_m;
+        // A target up at the hip, a little behind it (a foot kicked up onto a tread the
+        // pelvis has not come up to): lowered straight down to the least distance.
+        let at_hip = Vec3::new(0.01, -0.02, -0.05);
+        let lowered = limit_leg_fold(at_hip, leg_m, 0.8).unwrap();
+        assert!((lowered.length() - fold_min_m).abs() < 1e-5);
+        assert!(lowered.y < at_hip.y);
+        assert_eq!((lowered.x, lowered.z), (at_hip.x, at_hip.z));
+        // A target above the hip goes below it.
+        let above = Vec3::new(0.0, 0.05, 0.02);
+        assert!(limit_leg_fold(above, leg_m, 0.8).unwrap().y < 0.0);
+        // A clip that folds the leg deeper itself is followed down to its own distance.
+        let deep = limit_leg_fold(at_hip, leg_m, 0.1).unwrap();
+        assert!((deep.length() - 0.1).abs() < 1e-5);
+        // Far enough, out beside the hip by the whole limit, or not finite: untouched.
+        assert!(limit_leg_fold(Vec3::new(0.0, -0.5, 0.2), leg_m, 0.8).is_none());
+        assert!(limit_leg_fold(Vec3::new(0.0, 0.0, fold_min_m), leg_m, 0.8).is_none());
+        assert!(limit_leg_fold(Vec3::new(f32::NAN, 0.0, 0.0), leg_m, 0.8).is_none());
+        assert!(limit_leg_fold(at_hip, f32::NAN, 0.8).is_none());
     }
 }
