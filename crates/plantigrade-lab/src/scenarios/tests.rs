@@ -543,3 +543,33 @@ fn derived_contacts_on_the_ual_rig_before_and_after() {
         planted_ticks[1]
     );
 }
+
+/// Issue 23, two pops of the foot IK. Walking off the 3 m ledge from these starts, the
+/// trailing foot's heel slid off the edge as the body dropped and the foot fell 30–39 cm
+/// in a tick (now let down over a few ticks); running up the 20 cm flight at 144 Hz, a
+/// climbing ankle came up level with the hip and the knee flicked over (32.7 cm; now a leg
+/// folds no flatter than a knee can).
+#[test]
+fn stepping_off_a_ledge_and_running_up_stairs_at_144_hz_do_not_pop() {
+    let course = Course::default_course();
+    let world = RapierWorld::from_course(&course).unwrap();
+    let actor = Actor::mannequin().unwrap();
+    for (name, hz, start_offset_m) in [
+        ("drop_3m", 60.0, 0.175),
+        ("drop_3m", 60.0, 0.21),
+        ("drop_0_5m", 60.0, 0.245),
+        ("stairs_up_20cm_run", 144.0, 0.0),
+    ] {
+        let mut setup = Setup::new(FootIkMode::Predictive, TiltMode::On);
+        setup.start_offset_m = start_offset_m;
+        let (run, _) = run_scenario(named(name), &course, &world, &actor, hz, setup).unwrap();
+        let c = &run.metrics.continuity;
+        assert_eq!(
+            c.pop_count, 0,
+            "{name} at {hz} Hz from {start_offset_m} m: worst {:.1} cm at {:.2} s, joint {} \
+             (threshold {:.1} cm)",
+            c.pop_worst_cm, c.pop_worst_time_s, c.pop_worst_joint, c.pop_threshold_cm
+        );
+        assert_eq!(run.metrics.foot.knee_flips, 0, "{name}");
+    }
+}

@@ -349,13 +349,11 @@ const FEET_APART: &[Threshold] = &[Threshold {
 /// stairs and their junctions a swinging foot walking two or three treads a step has its
 /// toe over the next nosing a tick or two after it lifts off; its rise is bounded now
 /// (lifted, then swung over, making up the way it was held back over a few hundredths of a
-/// second), but 0–5 of 24 runs per flight or junction still pop (19–22 cm), and at 144 Hz
-/// a run's knee still flicks as a climbing
-/// ankle comes up level with the hip (32 cm); the 40° ramp moves a knee 19 cm placing a foot.
-/// Their worst pop is held to a target of
-/// [`KNOWN_POP_MAX_SHARE`] × the threshold: a knee flick running up (55–72 cm until the
-/// climb stopped stacking a heel kick on the rise) is still 39–58 cm at some start offsets
-/// of the 20 cm flight, so it is measured, not gated yet.
+/// second), but 0–5 of 8 starts per flight or junction still pop at 60 Hz (18–25 cm
+/// against 18.3), 3 of all these runs at 144 Hz and 1 at 30 Hz (a foot 70 cm against 47,
+/// running up the 15 cm flight 3.5 cm in); the 40° ramp moves a knee 19 cm placing a
+/// foot. (The 144 Hz knee flick running up the 20 cm flight, 32 cm as a climbing ankle
+/// came level with the hip, is gone: a leg folds no flatter than a knee can.) Their worst pop is held to a target of [`KNOWN_POP_MAX_SHARE`] × the threshold.
 fn pops_known(name: &str) -> bool {
     ((is_flight(name) || is_junction(name)) && name.contains("_up_"))
         || ["ramp_40_up_walk"].contains(&name)

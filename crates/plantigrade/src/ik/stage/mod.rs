@@ -48,8 +48,8 @@ use phase::{update_contact, update_swing, Swing};
 pub use placement::PLANTED_LIFT_KEPT_M;
 use placement::{
     ankle_floor_y, ankle_height_m, ankle_xz, hold_planted_lift_m, keep_feet_apart, keep_off_ground,
-    keep_swinging_leg_open, limit_swing_height, narrow_support, update_tread_placement, LegFold,
-    NarrowSupport, Placement,
+    keep_swinging_leg_open, limit_swing_height, narrow_support, release_airborne_lift,
+    update_tread_placement, LegFold, NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
@@ -294,6 +294,9 @@ struct FootState {
     /// riding with the body, so a take-off does not hold the foot down for a tick while
     /// the capsule leaves (the knee snapped forward and back).
     grounded_offset_per_weight: Vec3,
+    /// How far (m) an airborne foot is held up over the animation by what is under it,
+    /// see [`placement::keep_off_ground`]: let go eased, not at once.
+    airborne_lift_m: f32,
 }
 
 impl FootState {
@@ -541,7 +544,9 @@ impl FootIk {
                 .filter(|t| t.is_finite());
             let Some(plane) = state.ground.plane else {
                 if let Some(target) = airborne_target {
-                    feet.targets_world[i] = target;
+                    let lift_m = release_airborne_lift(state.airborne_lift_m, 0.0, tick.dt_s);
+                    state.airborne_lift_m = lift_m;
+                    feet.targets_world[i] = target + Vec3::Y * lift_m;
                 }
                 continue;
             };
@@ -604,6 +609,8 @@ impl FootIk {
             keep_off_ground(
                 &mut blended,
                 &mut feet.alphas[i],
+                &mut state.airborne_lift_m,
+                tick.dt_s,
                 input.grounded,
                 under_foot,
                 &anim,

@@ -33,6 +33,9 @@ const SWING_CLEARANCE_MAX_M: f32 = 0.025;
 /// Airborne, a foot's sole keeps at least this much above the ground under it (m): over
 /// the ground-skid height, so a foot crossing an edge does not skim it.
 const AIRBORNE_CLEARANCE_M: f32 = 0.015;
+/// An airborne foot held up by what was under it is let down with this time constant (s)
+/// once that is gone.
+const AIRBORNE_LIFT_RELEASE_S: f32 = 0.06;
 
 /// A swinging foot's tread placement moves it at most about this fast (m/s) on its way to
 /// a tread: one further than this × the time to landing is out of reach.
@@ -347,9 +350,14 @@ pub(super) fn hold_planted_lift_m(
 
 /// The blended ankle target of a foot the IK does not hold in full, kept off the hits
 /// `under_foot`; a foot raised keeps a little IK weight (`alpha`) so the raise is applied.
+/// Airborne, the raise over the animation is kept in `airborne_lift_m` and let go eased
+/// (see [`release_airborne_lift`]); on the ground it is zero.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn keep_off_ground(
     blended: &mut Vec3,
     alpha: &mut f32,
+    airborne_lift_m: &mut f32,
+    dt_s: f32,
     grounded: bool,
     under_foot: [Option<RayHit>; 2],
     anim: &AnimatedFoot,
@@ -357,27 +365,52 @@ pub(super) fn keep_off_ground(
     facing: Quat,
 ) {
     let [heel_m, ball_m] = under_foot.map(|hit| hit.map(|h| h.point.y));
-    let lowest_y = if !grounded {
+    if !grounded {
         // Airborne the IK fades out to the animation, but a foot is never let down
         // into what is under it, nor skimming it (the trailing foot of a step off a
-        // ledge crosses its edge as the body drops).
-        ankle_floor_y([heel_m, ball_m], anim, align, facing) + AIRBORNE_CLEARANCE_M
-    } else if *alpha < 1.0 {
-        // On the ground, a foot held in part (its weight easing back in after a few
-        // ticks in the air, its support fading after a miss) is blended toward the
-        // animation, which the body's drop to the next tread takes below the step the
-        // foot still stands on: neither sole point goes below what the probes hit, the
-        // one whose probe missed held at the other's ground (a foot at a nosing stays
-        // level, not toe-down into it). Going down 20 cm stairs, KayKit's capsule rolled
-        // off each nosing and its trailing ball sank 6 cm into the tread it stood on, and
-        // locked there.
-        ankle_floor_y([heel_m.or(ball_m), ball_m.or(heel_m)], anim, align, facing)
-    } else {
+        // ledge crosses its edge as the body drops)...
+        let lowest_y = ankle_floor_y([heel_m, ball_m], anim, align, facing) + AIRBORNE_CLEARANCE_M;
+        let needed_m = (lowest_y - blended.y).max(0.0);
+        let lift_m = release_airborne_lift(*airborne_lift_m, needed_m, dt_s);
+        *airborne_lift_m = lift_m;
+        if lift_m > 0.0 {
+            blended.y += lift_m;
+            *alpha = alpha.max(1e-3);
+        }
         return;
-    };
+    }
+    *airborne_lift_m = 0.0;
+    if *alpha >= 1.0 {
+        return;
+    }
+    // On the ground, a foot held in part (its weight easing back in after a few ticks in
+    // the air, its support fading after a miss) is blended toward the animation, which
+    // the body's drop to the next tread takes below the step the foot still stands on:
+    // neither sole point goes below what the probes hit, the one whose probe missed held
+    // at the other's ground (a foot at a nosing stays level, not toe-down into it). Going
+    // down 20 cm stairs, KayKit's capsule rolled off each nosing and its trailing ball
+    // sank 6 cm into the tread it stood on, and locked there.
+    let lowest_y = ankle_floor_y([heel_m.or(ball_m), ball_m.or(heel_m)], anim, align, facing);
     if blended.y < lowest_y {
         blended.y = lowest_y;
         *alpha = alpha.max(1e-3);
+    }
+}
+
+/// An airborne foot's lift over the animation (m) this tick: what is under it needs
+/// `needed_m`; more than that, held last tick (`last_m`), is let go with the time
+/// constant [`AIRBORNE_LIFT_RELEASE_S`], so a trailing foot whose heel slides off a
+/// ledge's edge as the body drops comes down over a few ticks (it fell 39 cm in one).
+pub(super) fn release_airborne_lift(last_m: f32, needed_m: f32, dt_s: f32) -> f32 {
+    let kept_m = if last_m.is_finite() && dt_s.is_finite() {
+        last_m * (-dt_s.max(0.0) / AIRBORNE_LIFT_RELEASE_S).exp()
+    } else {
+        0.0
+    };
+    if needed_m.is_finite() {
+        needed_m.max(kept_m)
+    } else {
+        kept_m
     }
 }
 
@@ -918,5 +951,34 @@ mod tests {
         assert_eq!(brake_drop_m(0.2, 0.3, 1.0 / 60.0), f32::MIN);
         assert_eq!(brake_drop_m(f32::NAN, 0.0, 1.0 / 60.0), f32::MIN);
         assert_eq!(brake_drop_m(0.2, 0.0, 0.0), f32::MIN);
+    }
+
+    #[test]
+    fn an_airborne_lift_is_let_go_eased_the_same_at_any_rate() {
+        // Needed now: all of it, whatever was held.
+        assert_eq!(release_airborne_lift(0.0, 0.3, 1.0 / 60.0), 0.3);
+        assert_eq!(release_airborne_lift(0.1, 0.3, 1.0 / 60.0), 0.3);
+        // No longer needed: down by a share a tick, not at once, and after 0.1 s the same
+        // at 30, 60 and 144 Hz.
+        let first = release_airborne_lift(0.3, 0.0, 1.0 / 60.0);
+        assert!(first > 0.2 && first < 0.3, "{first}");
+        let after = |hz: f32| {
+            let ticks = (0.1 * hz).round() as usize;
+            (0..ticks).fold(0.3, |lift, _| release_airborne_lift(lift, 0.0, 1.0 / hz))
+        };
+        let at_60 = after(60.0);
+        assert!(at_60 < 0.3 * 0.25, "{at_60}");
+        for hz in [30.0, 144.0] {
+            assert!(
+                (after(hz) - at_60).abs() < 0.01,
+                "{hz} Hz: {} vs {at_60}",
+                after(hz)
+            );
+        }
+        // Bad input lets go rather than holding garbage.
+        assert_eq!(release_airborne_lift(f32::NAN, 0.0, 1.0 / 60.0), 0.0);
+        assert_eq!(release_airborne_lift(0.2, f32::NAN, f32::NAN), 0.0);
+        let kept = release_airborne_lift(0.2, f32::INFINITY, 1.0 / 60.0);
+        assert!(kept > 0.0 && kept < 0.2, "{kept}");
     }
 }
