@@ -5,7 +5,7 @@
 use plantigrade::glam::Vec3;
 use plantigrade::world::{
     BodyId, Capsule, CharacterMover, Layers, MoveLimits, MoveRequest, MoveResult, QueryFilter,
-    SpatialQueries,
+    QueryMover, SpatialQueries,
 };
 use plantigrade_course::{Course, Role};
 use plantigrade_rapier::RapierWorld;
@@ -843,4 +843,105 @@ fn a_small_capsule_running_down_stairs_never_leaves_the_ground() {
         "{} airborne ticks: {airborne:#?}",
         airborne.len()
     );
+}
+
+#[test]
+fn a_small_capsule_on_the_query_mover_steps_up_a_riser_it_runs_into() {
+    // KayKit's capsule running (1.72 m/s) on the core's QueryMover (the avian backend's and
+    // the crowd's) from a tread into the next riser, from 600 points spread over the last
+    // 3 cm before it touches. A riser's normal read a hair below level from some of them
+    // (n.y = -5e-6) and was taken for a ceiling: the step was refused and the move came
+    // back still with `hit_wall`, and the character, slowed to pushing the wall, stayed
+    // there for good (running up the 15 cm flight in the lab).
+    let (course, world) = setup();
+    let mover = QueryMover::new(&world);
+    let (small, limits) = kaykit_capsule();
+    let dt_s = 1.0 / 60.0;
+    let desired = Vec3::new(0.0, -0.0034, 1.72 * dt_s);
+    let mut refused = Vec::new();
+    for (name, riser_m) in [("stairs_15cm", 0.15f32), ("stairs_20cm", 0.2)] {
+        let section = course.section(name).unwrap();
+        // On the second tread, the third riser ahead.
+        let riser_z = 3.0 + 2.0 * 0.28;
+        let touch_z = riser_z - small.radius_m - 0.5 * limits.skin_m;
+        for k in 0..600 {
+            let z = touch_z - 0.03 + 0.00005 * k as f32;
+            let feet = Vec3::new(section.spawn_world.x, 2.0 * riser_m, z);
+            let r = mover.move_capsule(&MoveRequest {
+                capsule: small,
+                limits,
+                feet,
+                desired_translation: desired,
+                dt_s,
+                filter: everything(),
+            });
+            let went_m = r.translation.z;
+            if r.hit_wall || (went_m < 0.5 * desired.z && r.translation.y <= 0.0) {
+                refused.push(format!("{name} from z {z:.5}: {r:?}"));
+            }
+        }
+    }
+    assert!(
+        refused.is_empty(),
+        "{} refused: {:#?}",
+        refused.len(),
+        &refused[..refused.len().min(5)]
+    );
+}
+
+#[test]
+fn a_small_capsule_climbs_stairs_on_the_query_mover_without_stalling() {
+    // The same small capsule on the core's QueryMover (the avian backend's and the crowd's
+    // mover) over rapier's queries: walking and running up both flights.
+    let (course, world) = setup();
+    let mover = QueryMover::new(&world);
+    let (small, limits) = kaykit_capsule();
+    let mut stalls = Vec::new();
+    for name in ["stairs_15cm", "stairs_20cm"] {
+        let section = course.section(name).unwrap();
+        for dt_s in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+            for speed_m_s in [0.8f32, 1.72] {
+                for start_cm in [0u32, 7, 14, 21] {
+                    let mut feet =
+                        section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
+                    let (mut vertical_m_s, mut grounded) = (0.0f32, false);
+                    let (mut still_s, mut worst_s, mut elapsed_s) = (0.0f32, 0.0f32, 0.0f32);
+                    while feet.z < FLIGHT_END_Z + 0.3 && still_s < 1.0 && elapsed_s < 10.0 {
+                        elapsed_s += dt_s;
+                        if grounded {
+                            vertical_m_s = 0.0;
+                        }
+                        vertical_m_s -= GRAVITY_M_S2 * dt_s;
+                        let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
+                        let r = mover.move_capsule(&MoveRequest {
+                            capsule: small,
+                            limits,
+                            feet,
+                            desired_translation: velocity * dt_s,
+                            dt_s,
+                            filter: everything(),
+                        });
+                        feet += r.translation;
+                        grounded = r.grounded;
+                        if r.translation.z < 0.5 * speed_m_s * dt_s {
+                            still_s += dt_s;
+                            worst_s = worst_s.max(still_s);
+                        } else {
+                            still_s = 0.0;
+                        }
+                    }
+                    if worst_s > 0.1 || feet.z < FLIGHT_END_Z {
+                        stalls.push(format!(
+                            "{name} {:.0} Hz {speed_m_s} m/s from +{start_cm} cm: stalled \
+                             {worst_s:.2} s, reached z {:.2} y {:.2}",
+                            1.0 / dt_s,
+                            feet.z,
+                            feet.y
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(stalls.is_empty(), "{} stalls: {stalls:#?}", stalls.len());
 }

@@ -356,7 +356,10 @@ impl<Q: SpatialQueries + ?Sized> Mover<'_, Q> {
             if n.y < self.cos_max_climb - 1.0e-4 && n.y > -0.5 {
                 out.add_wall(n);
             }
-            let is_ceiling = n.y < 0.0;
+            // A riser's face is vertical; the cast's normal may tip a hair below level
+            // (-5e-6 on the 15 cm flight), which read as a ceiling refused the step and
+            // stalled a small rig at a riser for good.
+            let is_ceiling = n.y < -MIN_GROUND_UP;
             let angle = angle_from_up(n);
             let is_wall = angle >= self.limits.max_slope_climb_rad && !is_ceiling;
             if is_wall && self.step_up(center, &mut remaining, &mut out.translation) {
