@@ -543,10 +543,14 @@ impl FootIk {
                 .then(|| ankle_anim_world + state.grounded_offset_per_weight * self.weight)
                 .filter(|t| t.is_finite());
             let Some(plane) = state.ground.plane else {
+                // Nothing under it: an airborne foot still held up lets go eased; on the
+                // ground there is nothing to hold it up (none is kept for the next jump).
+                state.airborne_lift_m = match airborne_target {
+                    Some(_) => release_airborne_lift(state.airborne_lift_m, 0.0, tick.dt_s),
+                    None => 0.0,
+                };
                 if let Some(target) = airborne_target {
-                    let lift_m = release_airborne_lift(state.airborne_lift_m, 0.0, tick.dt_s);
-                    state.airborne_lift_m = lift_m;
-                    feet.targets_world[i] = target + Vec3::Y * lift_m;
+                    feet.targets_world[i] = target + Vec3::Y * state.airborne_lift_m;
                 }
                 continue;
             };

@@ -368,7 +368,7 @@ pub(super) fn keep_off_ground(
     if !grounded {
         // Airborne the IK fades out to the animation, but a foot is never let down
         // into what is under it, nor skimming it (the trailing foot of a step off a
-        // ledge crosses its edge as the body drops)...
+        // ledge crosses its edge as the body drops).
         let lowest_y = ankle_floor_y([heel_m, ball_m], anim, align, facing) + AIRBORNE_CLEARANCE_M;
         let needed_m = (lowest_y - blended.y).max(0.0);
         let lift_m = release_airborne_lift(*airborne_lift_m, needed_m, dt_s);

@@ -906,6 +906,57 @@ fn at_take_off_the_feet_rise_with_the_body_and_ease_back_onto_the_animation() {
 }
 
 #[test]
+fn a_foot_held_up_by_a_ledge_in_the_air_comes_down_over_a_few_ticks() {
+    // Stepping off a ledge, the body drops 25 cm while the ground is still under the
+    // feet: they are held up on it, 25 cm over where the animation has them. Then the
+    // ground is gone (the heel slid off the edge): the feet come down to the animation
+    // over a few ticks, not 25 cm in one (in the root's frame, which falls on).
+    let mut r = rig(FootIkMode::Predictive);
+    let animated_heel_m = idle_feet(&mut r).map(|f| f.heel_model.y);
+    let ledge = split_world(Some(0.0), Some(0.0));
+    let nothing = split_world(None, None);
+    for _ in 0..30 {
+        tick(&mut r, &ledge, &input(Vec3::ZERO, 1.0));
+    }
+    let fall = |k: usize| {
+        let mut falling = input(Vec3::new(0.0, -0.05 * k as f32, 0.0), 0.0);
+        falling.grounded = false;
+        falling
+    };
+    for k in 1..=5 {
+        tick(&mut r, &ledge, &fall(k));
+    }
+    let heels = |r: &Rig| [0, 1].map(|i| sole_points(r, i).0.y);
+    let held = heels(&r);
+    for i in 0..2 {
+        assert!(
+            held[i] > animated_heel_m[i] + 0.2,
+            "foot {i} held at {} over the animation's {}",
+            held[i],
+            animated_heel_m[i]
+        );
+    }
+    let mut last = held;
+    for k in 6..=20 {
+        tick(&mut r, &nothing, &fall(k));
+        let now = heels(&r);
+        for i in 0..2 {
+            let dropped_m = last[i] - now[i];
+            assert!(dropped_m < 0.08, "tick {k}, foot {i}: down {dropped_m} m");
+        }
+        last = now;
+    }
+    for i in 0..2 {
+        assert!(
+            (last[i] - animated_heel_m[i]).abs() < 0.01,
+            "foot {i} at {} against the animation's {}",
+            last[i],
+            animated_heel_m[i]
+        );
+    }
+}
+
+#[test]
 fn a_heel_strike_comes_down_about_its_heel_without_sliding_it() {
     // Up a 20° ramp the right foot strikes heel first, toes up 25°, and the animation
     // brings the sole down flat over 8 ticks while the contact curve says planted. The
