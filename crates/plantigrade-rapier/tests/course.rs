@@ -677,6 +677,62 @@ fn kaykit_capsule() -> (Capsule, MoveLimits) {
     (capsule, limits)
 }
 
+/// One move of KayKit's capsule on `mover` from `feet` by `desired` (m) in a tick of `dt_s`.
+fn move_small(mover: &dyn CharacterMover, feet: Vec3, desired: Vec3, dt_s: f32) -> MoveResult {
+    let (capsule, limits) = kaykit_capsule();
+    mover.move_capsule(&MoveRequest {
+        capsule,
+        limits,
+        feet,
+        desired_translation: desired,
+        dt_s,
+        filter: everything(),
+    })
+}
+
+/// KayKit's capsule (as above) climbing the flight `name` on `mover` at `speed_m_s` from
+/// `start_cm` along it at tick `dt_s`: how it stalled (horizontal progress under half
+/// the speed asked for over 0.1 s, or short of the flight's end), or `None`.
+fn small_capsule_stall(
+    course: &Course,
+    mover: &dyn CharacterMover,
+    name: &str,
+    speed_m_s: f32,
+    start_cm: u32,
+    dt_s: f32,
+) -> Option<String> {
+    let section = course.section(name).unwrap();
+    let mut feet = section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
+    let (mut vertical_m_s, mut grounded) = (0.0f32, false);
+    let (mut still_s, mut worst_s, mut elapsed_s) = (0.0f32, 0.0f32, 0.0f32);
+    while feet.z < FLIGHT_END_Z + 0.3 && still_s < 1.0 && elapsed_s < 10.0 {
+        elapsed_s += dt_s;
+        if grounded {
+            vertical_m_s = 0.0;
+        }
+        vertical_m_s -= GRAVITY_M_S2 * dt_s;
+        let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
+        let r = move_small(mover, feet, velocity * dt_s, dt_s);
+        feet += r.translation;
+        grounded = r.grounded;
+        if r.translation.z < 0.5 * speed_m_s * dt_s {
+            still_s += dt_s;
+            worst_s = worst_s.max(still_s);
+        } else {
+            still_s = 0.0;
+        }
+    }
+    (worst_s > 0.1 || feet.z < FLIGHT_END_Z).then(|| {
+        format!(
+            "{name} {:.0} Hz {speed_m_s} m/s from +{start_cm} cm: stalled {worst_s:.2} s, \
+             reached z {:.2} y {:.2}",
+            1.0 / dt_s,
+            feet.z,
+            feet.y
+        )
+    })
+}
+
 #[test]
 fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
     // A rig half the mannequin's size (KayKit's, 0.46x by leg length: radius 0.14 m, its
@@ -684,49 +740,17 @@ fn a_small_capsule_walks_up_20cm_stairs_without_stalling() {
     // over the tread only by what was left of a tick's move, the snap took it back down,
     // and the character stalled 3.6 s at a riser. Every rate, starts across a tread.
     let (course, world) = setup();
-    let (small, limits) = kaykit_capsule();
-    let section = course.section("stairs_20cm").unwrap();
-    let speed_m_s = 0.8;
     let mut stalls = Vec::new();
     for dt_s in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
         for start_cm in [0u32, 5, 10, 15, 20, 25] {
-            let mut feet = section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
-            let (mut vertical_m_s, mut grounded) = (0.0f32, false);
-            let mut still_s = 0.0f32;
-            let mut worst_s = 0.0f32;
-            let mut elapsed_s = 0.0f32;
-            while feet.z < FLIGHT_END_Z + 0.3 && still_s < 1.0 && elapsed_s < 10.0 {
-                elapsed_s += dt_s;
-                if grounded {
-                    vertical_m_s = 0.0;
-                }
-                vertical_m_s -= GRAVITY_M_S2 * dt_s;
-                let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
-                let r = world.move_capsule(&MoveRequest {
-                    capsule: small,
-                    limits,
-                    feet,
-                    desired_translation: velocity * dt_s,
-                    dt_s,
-                    filter: everything(),
-                });
-                feet += r.translation;
-                grounded = r.grounded;
-                // Stalled while the horizontal progress is under half the walk.
-                if r.translation.z < 0.5 * speed_m_s * dt_s {
-                    still_s += dt_s;
-                    worst_s = worst_s.max(still_s);
-                } else {
-                    still_s = 0.0;
-                }
-            }
-            if worst_s > 0.1 || feet.z < FLIGHT_END_Z {
-                stalls.push(format!(
-                    "{:.0} Hz from +{start_cm} cm: stalled {worst_s:.2} s, reached z {:.2}",
-                    1.0 / dt_s,
-                    feet.z
-                ));
-            }
+            stalls.extend(small_capsule_stall(
+                &course,
+                &world,
+                "stairs_20cm",
+                0.8,
+                start_cm,
+                dt_s,
+            ));
         }
     }
     assert!(stalls.is_empty(), "{stalls:#?}");
@@ -741,7 +765,6 @@ fn a_small_capsule_climbing_stairs_never_leaves_the_ground() {
     // tread, one run (20 cm, 60 Hz, 0.8 m/s, +21 cm) still finds no floor for a tick.
     const LAST_RISER_Z: f32 = 3.0 + 7.0 * 0.28 - 0.05;
     let (course, world) = setup();
-    let (small, limits) = kaykit_capsule();
     let mut airborne = Vec::new();
     for name in ["stairs_15cm", "stairs_20cm"] {
         let section = course.section(name).unwrap();
@@ -756,14 +779,7 @@ fn a_small_capsule_climbing_stairs_never_leaves_the_ground() {
                         elapsed_s += dt_s;
                         vertical_m_s -= GRAVITY_M_S2 * dt_s;
                         let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
-                        let r = world.move_capsule(&MoveRequest {
-                            capsule: small,
-                            limits,
-                            feet,
-                            desired_translation: velocity * dt_s,
-                            dt_s,
-                            filter: everything(),
-                        });
+                        let r = move_small(&world, feet, velocity * dt_s, dt_s);
                         feet += r.translation;
                         if r.grounded {
                             vertical_m_s = 0.0;
@@ -794,7 +810,6 @@ fn a_small_capsule_running_down_stairs_never_leaves_the_ground() {
     // read each riser as a jump and its foot IK faded out just as the foot landed.
     const DOWN_FLIGHT_Z: f32 = FLIGHT_END_Z + 2.0;
     let (course, world) = setup();
-    let (small, limits) = kaykit_capsule();
     let mut airborne = Vec::new();
     for (name, top) in [("stairs_15cm", 1.2f32), ("stairs_20cm", 1.6)] {
         let section = course.section(name).unwrap();
@@ -814,14 +829,7 @@ fn a_small_capsule_running_down_stairs_never_leaves_the_ground() {
                         elapsed_s += dt_s;
                         vertical_m_s -= GRAVITY_M_S2 * dt_s;
                         let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
-                        let r = world.move_capsule(&MoveRequest {
-                            capsule: small,
-                            limits,
-                            feet,
-                            desired_translation: velocity * dt_s,
-                            dt_s,
-                            filter: everything(),
-                        });
+                        let r = move_small(&world, feet, velocity * dt_s, dt_s);
                         feet += r.translation;
                         if r.grounded {
                             vertical_m_s = 0.0;
@@ -895,50 +903,14 @@ fn a_small_capsule_climbs_stairs_on_the_query_mover_without_stalling() {
     // mover) over rapier's queries: walking and running up both flights.
     let (course, world) = setup();
     let mover = QueryMover::new(&world);
-    let (small, limits) = kaykit_capsule();
     let mut stalls = Vec::new();
     for name in ["stairs_15cm", "stairs_20cm"] {
-        let section = course.section(name).unwrap();
         for dt_s in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
             for speed_m_s in [0.8f32, 1.72] {
                 for start_cm in [0u32, 7, 14, 21] {
-                    let mut feet =
-                        section.spawn_world + section.direction_world * (0.01 * start_cm as f32);
-                    let (mut vertical_m_s, mut grounded) = (0.0f32, false);
-                    let (mut still_s, mut worst_s, mut elapsed_s) = (0.0f32, 0.0f32, 0.0f32);
-                    while feet.z < FLIGHT_END_Z + 0.3 && still_s < 1.0 && elapsed_s < 10.0 {
-                        elapsed_s += dt_s;
-                        if grounded {
-                            vertical_m_s = 0.0;
-                        }
-                        vertical_m_s -= GRAVITY_M_S2 * dt_s;
-                        let velocity = section.direction_world * speed_m_s + Vec3::Y * vertical_m_s;
-                        let r = mover.move_capsule(&MoveRequest {
-                            capsule: small,
-                            limits,
-                            feet,
-                            desired_translation: velocity * dt_s,
-                            dt_s,
-                            filter: everything(),
-                        });
-                        feet += r.translation;
-                        grounded = r.grounded;
-                        if r.translation.z < 0.5 * speed_m_s * dt_s {
-                            still_s += dt_s;
-                            worst_s = worst_s.max(still_s);
-                        } else {
-                            still_s = 0.0;
-                        }
-                    }
-                    if worst_s > 0.1 || feet.z < FLIGHT_END_Z {
-                        stalls.push(format!(
-                            "{name} {:.0} Hz {speed_m_s} m/s from +{start_cm} cm: stalled \
-                             {worst_s:.2} s, reached z {:.2} y {:.2}",
-                            1.0 / dt_s,
-                            feet.z,
-                            feet.y
-                        ));
-                    }
+                    stalls.extend(small_capsule_stall(
+                        &course, &mover, name, speed_m_s, start_cm, dt_s,
+                    ));
                 }
             }
         }
