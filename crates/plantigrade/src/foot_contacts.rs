@@ -173,21 +173,12 @@ struct SolePoints {
 }
 
 impl SolePoints {
-    /// The lower point: 0 the heel, 1 the ball.
-    fn lower(&self) -> usize {
-        usize::from(self.ball.y < self.heel.y)
-    }
-
     fn point(&self, which: usize) -> Vec3 {
         if which == 0 {
             self.heel
         } else {
             self.ball
         }
-    }
-
-    fn height_m(&self) -> f32 {
-        self.heel.y.min(self.ball.y)
     }
 }
 
@@ -282,27 +273,47 @@ pub fn derive_foot_contacts(
         [(p(i) - before) / dt, (after - p(i)) / dt]
     };
     let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-    // Each foot's floor: a low quantile of its lowest point's height over the clip (at most
-    // exit_height above the lowest); a foot whose lowest point never comes near the rest
-    // pose's sole height never touches the ground.
-    let mut lowest_m = [0.0f32; 2];
-    let mut floors_m = [0.0f32; 2];
-    for f in 0..2 {
-        let mut heights: Vec<f32> = (0..count).map(|i| soles[f][i].height_m()).collect();
+    // Each foot's floor: a low quantile of its lower point's height over the clip (at most
+    // exit_height above the lowest). A foot that digs one point into the ground, far below
+    // the rest pose's sole while the other rests near it, gives each point its own floor
+    // (the same quantile of that point's height): Quaternius' walk rolls its toes 10 cm
+    // under the floor its heel strikes and rolls on, and a floor at the toes' would leave
+    // the heel "in the air" for most of the stance. A foot whose lowest point never comes
+    // near the rest pose's sole height never touches the ground.
+    let band_m = config.exit_height_leg * leg_m;
+    let floor_of = |mut heights: Vec<f32>| -> f32 {
         heights.sort_by(f32::total_cmp);
-        lowest_m[f] = heights[0];
         let k = ((heights.len() - 1) as f32 * config.floor_quantile).round() as usize;
-        floors_m[f] =
-            heights[k.min(heights.len() - 1)].min(heights[0] + config.exit_height_leg * leg_m);
+        heights[k.min(heights.len() - 1)].min(heights[0] + band_m)
+    };
+    let lower_heights = |f: usize| -> Vec<f32> {
+        soles[f][..count]
+            .iter()
+            .map(|s| s.heel.y.min(s.ball.y))
+            .collect()
+    };
+    let mut lowest_m = [0.0f32; 2];
+    let mut floors_m = [[0.0f32; 2]; 2];
+    for f in 0..2 {
+        lowest_m[f] = lower_heights(f).into_iter().fold(f32::INFINITY, f32::min);
+        let own_m = [0, 1]
+            .map(|which| floor_of(soles[f][..count].iter().map(|s| s.point(which).y).collect()));
+        let dug = own_m.map(|floor_m| floor_m < rest_floor_m - band_m);
+        floors_m[f] = if dug[0] != dug[1] {
+            own_m
+        } else {
+            [floor_of(lower_heights(f)); 2]
+        };
     }
+    // Height of foot f's sole point `which` above its floor at sample i; the foot's height
+    // is its lower point's, and that point is the one that carries it.
+    let above = |f: usize, i: usize, which: usize| soles[f][i].point(which).y - floors_m[f][which];
+    let lower_point = |f: usize, i: usize| usize::from(above(f, i, 1) < above(f, i, 0));
+    let foot_above = |f: usize, i: usize| above(f, i, 0).min(above(f, i, 1));
     let foot_airborne = lowest_m.map(|low| low > rest_floor_m + config.airborne_height_leg * leg_m);
     let airborne = foot_airborne.iter().all(|&a| a);
     let left_foot_down_phase = if looping && !foot_airborne.iter().any(|&a| a) {
-        let heights = |f: usize| -> Vec<f32> {
-            (0..count)
-                .map(|i| soles[f][i].height_m() - floors_m[f])
-                .collect()
-        };
+        let heights = |f: usize| -> Vec<f32> { (0..count).map(|i| foot_above(f, i)).collect() };
         let low_m = config.enter_height_leg * leg_m;
         gait_touch_down(&heights(0), &heights(1), low_m)
     } else {
@@ -320,21 +331,17 @@ pub fn derive_foot_contacts(
         _ => {
             // The lower foot's velocity at the samples where it is down (within the exit
             // height of its floor), so flight and swing do not count; every sample if none.
-            let lower_foot = |i: usize| {
-                usize::from(
-                    soles[1][i].height_m() - floors_m[1] < soles[0][i].height_m() - floors_m[0],
-                )
-            };
+            let lower_foot = |i: usize| usize::from(foot_above(1, i) < foot_above(0, i));
             let down = |i: usize| {
                 let f = lower_foot(i);
-                soles[f][i].height_m() - floors_m[f] <= config.exit_height_leg * leg_m
+                foot_above(f, i) <= config.exit_height_leg * leg_m
             };
             let any_down = (0..count).any(down);
             let lower: Vec<Vec3> = (0..count)
                 .filter(|&i| down(i) || !any_down)
                 .map(|i| {
                     let f = lower_foot(i);
-                    let [a, b] = velocities(f, i, soles[f][i].lower());
+                    let [a, b] = velocities(f, i, lower_point(f, i));
                     horizontal(0.5 * (a + b))
                 })
                 .collect();
@@ -353,7 +360,6 @@ pub fn derive_foot_contacts(
     let min_run = (config.min_phase_s / dt).round() as usize;
     let mut stance_share = [0.0; 2];
     let curves = [0, 1].map(|f| {
-        let floor_m = floors_m[f];
         let states: Vec<bool> = if foot_airborne[f] {
             vec![false; count]
         } else {
@@ -369,7 +375,7 @@ pub fn derive_foot_contacts(
             let pressed = |h: f32| h < -1e-4 * leg_m;
             // Per sole point (0 heel, 1 ball): its height above the foot's floor and its
             // velocity over the ground over the interval before the sample and the one after.
-            let height = |i: usize, which: usize| soles[f][i].point(which).y - floor_m;
+            let height = |i: usize, which: usize| above(f, i, which);
             let ground =
                 |i: usize, which: usize| velocities(f, i, which).map(|v| v + ground_velocity);
             // The ball rising off the floor (toe-off: a heel left behind on the ground for
@@ -409,7 +415,7 @@ pub fn derive_foot_contacts(
             };
             // Lifts when neither does, or when the ball leaves.
             let exit = |i: usize| {
-                let lower = soles[f][i].lower();
+                let lower = lower_point(f, i);
                 let other = 1 - lower;
                 let as_low = height(i, other) - height(i, lower) <= 0.002 * leg_m;
                 ball_leaving(i) || !(stays(i, lower) || (as_low && stays(i, other)))
@@ -432,7 +438,7 @@ pub fn derive_foot_contacts(
         };
         // A "swing" in which the foot never leaves the floor band is a slide: still down.
         let on_floor: Vec<bool> = (0..count)
-            .map(|i| soles[f][i].height_m() - floor_m <= config.exit_height_leg * leg_m)
+            .map(|i| foot_above(f, i) <= config.exit_height_leg * leg_m)
             .collect();
         let max_slide = (config.max_slide_s / dt).round() as usize;
         let states = fill_slides(states, &on_floor, max_slide, looping);
