@@ -35,6 +35,11 @@ const RUN: [Role; 4] = [
 const SAME_SPEED_M_S: f32 = 0.05;
 /// Speeds are written rounded to this (m/s): centimetres per second.
 const SPEED_STEP_M_S: f32 = 0.01;
+/// The slowest a generated gait blend plays a clip placed at the character's speed.
+const LOWEST_RATE: f32 = 0.25;
+/// The runs are placed at the character's run speed, and played slower, when its forward
+/// run is measured more than this many times as fast (see [`GaitSpeeds`]).
+const RUN_SLOWED_ABOVE: f32 = 2.0;
 /// Below this ground speed (m/s) a touchdown plays the landing clip; faster goes straight
 /// back into the gait (as the default graph does).
 const LAND_IN_PLACE_BELOW_M_S: f32 = 0.5;
@@ -88,9 +93,19 @@ pub fn typical_speed_m_s(role: Role) -> f32 {
 /// faster to match (within the blend's rate range): the stride stays the clip's and the
 /// cadence rises, as a person's does. Placed at its measured speed instead, UAL's walk
 /// (1.13 m/s) was blended toward its 5.9 m/s jog to move at 1.75 m/s and took the jog's
-/// stride: a lunge over four stair treads. A clip measured faster keeps its place, and the
-/// blend toward the slower gait shortens its stride (played slower instead, a bounding
-/// jog floats in slow motion).
+/// stride: a lunge over four stair treads.
+///
+/// A walk measured faster is placed at the character's walk speed too and played slower:
+/// blended toward Idle instead, Quaternius' 1.95 m/s walk moved at the rig's 1.14 m/s
+/// with 42 % of a standing pose in it, both feet half planted. A run measured faster keeps
+/// its place, and the blend toward the walk shortens its stride (played slower instead,
+/// UAL's bounding jog, 1.6 times the rig's run speed, floats in slow motion), unless the
+/// forward run is more than twice as fast: then every run is placed at the character's
+/// run speed and played slower. Quaternius' 5.9 m/s dash at the rig's 2.4 m/s was
+/// otherwise three quarters walk, its stances the walk's long ones under a foot the dash
+/// lifts, floating a centimetre at both ends of each. (KayKit's run, 1.98 times, meets
+/// every check either way; the runs go together, or a strafe placed at the run speed
+/// beside a forward run placed faster blends into running straight.)
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GaitSpeeds {
     pub walk_m_s: f32,
@@ -509,16 +524,22 @@ fn round_speed(speed_m_s: f32) -> f32 {
     (speed_m_s / SPEED_STEP_M_S).round() * SPEED_STEP_M_S
 }
 
-/// The smoothing and playback of the default graph's gait blends.
-fn gait_options(match_speed: bool, wraps: bool) -> BlendSpaceOptions {
+/// The smoothing and playback of the default graph's gait blends; `lowest_rate` is the
+/// slowest a clip placed on them needs to play (see [`Generator::lowest_rate`]).
+fn gait_options(match_speed: bool, wraps: bool, lowest_rate: f32) -> BlendSpaceOptions {
+    let defaults = BlendSpaceOptions::default();
     BlendSpaceOptions {
         sync: true,
         match_speed_param: match_speed.then(|| names::SPEED.into()),
+        rate_range: (
+            defaults.rate_range.0.min(lowest_rate),
+            defaults.rate_range.1,
+        ),
         // Walk->Run settles in 0.2 s, Run->Idle in 0.3 s (SPEC GRAPH-3).
         smoothing_up_s: (0.2, 0.2),
         smoothing_down_s: (0.2, 0.3),
         x_wraps: wraps.then_some((-180.0, 180.0)),
-        ..BlendSpaceOptions::default()
+        ..defaults
     }
 }
 
@@ -592,6 +613,23 @@ impl Generator<'_> {
         };
         let gait_m_s = self.gait_speeds.and_then(|g| g.for_role(role));
         let speed_m_s = match (&measured, &fallback, gait_m_s) {
+            // A walk at the character's walk speed, whatever its clip's: one measured
+            // faster plays slower (see `GaitSpeeds`).
+            (Some(_), None, Some(gait)) if role.is_walk() => round_speed(gait),
+            // The runs too, all of them, when the forward run is measured more than
+            // `RUN_SLOWED_ABOVE` times as fast as the character runs.
+            (Some(m), None, Some(gait))
+                if role.is_run() && {
+                    let forward_m_s = if role == Role::RunForward {
+                        Some(m.speed_m_s)
+                    } else {
+                        self.measured_speed(Role::RunForward)
+                    };
+                    forward_m_s.is_some_and(|v| v > RUN_SLOWED_ABOVE * gait)
+                } =>
+            {
+                round_speed(gait)
+            }
             // Never slower than the character moves in this gait (see `GaitSpeeds`).
             (Some(m), None, Some(gait)) => round_speed(m.speed_m_s.max(gait)),
             (Some(m), None, None) => round_speed(m.speed_m_s),
@@ -618,6 +656,28 @@ impl Generator<'_> {
             fallback,
         });
         Some(speed_m_s)
+    }
+
+    /// What `role`'s clip was measured at (m/s), once measured.
+    fn measured_speed(&self, role: Role) -> Option<f32> {
+        self.speeds
+            .iter()
+            .find(|s| s.role == role && s.fallback.is_none())
+            .and_then(|s| s.measured.as_ref())
+            .map(|m| m.speed_m_s)
+    }
+
+    /// The slowest rate a measured gait clip placed at the character's speed plays at
+    /// (placed speed / measured speed), never below [`LOWEST_RATE`]; 1 when none is
+    /// slowed.
+    fn lowest_rate(&self) -> f32 {
+        self.speeds
+            .iter()
+            .filter(|s| s.fallback.is_none())
+            .filter_map(|s| s.measured.as_ref().map(|m| s.speed_m_s / m.speed_m_s))
+            .filter(|rate| rate.is_finite())
+            .fold(1.0f32, f32::min)
+            .max(LOWEST_RATE)
     }
 
     /// Whether playback can be matched to speed on `role`'s clip: it has an authored speed,
@@ -741,7 +801,7 @@ impl Generator<'_> {
                 x_param: names::DIRECTION.into(),
                 y_param: names::SPEED.into(),
                 samples: all,
-                options: gait_options(match_speed, true),
+                options: gait_options(match_speed, true, self.lowest_rate()),
             },
             sideways,
         }
@@ -812,7 +872,11 @@ impl Generator<'_> {
             options: BlendSpaceOptions {
                 smoothing_up_s: (0.2, 0.0),
                 smoothing_down_s: (0.3, 0.0),
-                ..gait_options(self.uses_authored_speed(Role::CrouchWalk), false)
+                ..gait_options(
+                    self.uses_authored_speed(Role::CrouchWalk),
+                    false,
+                    self.lowest_rate(),
+                )
             },
         })
     }

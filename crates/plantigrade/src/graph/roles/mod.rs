@@ -128,6 +128,27 @@ impl Role {
         }
     }
 
+    /// True for the walking gaits (every direction, and the crouched walk): played slower
+    /// they still look like a walk, where a run played slower floats through its flight.
+    pub fn is_walk(self) -> bool {
+        matches!(
+            self,
+            Role::WalkForward
+                | Role::WalkLeft
+                | Role::WalkRight
+                | Role::WalkBack
+                | Role::CrouchWalk
+        )
+    }
+
+    /// True for the running gaits (every direction; not the sprint).
+    pub fn is_run(self) -> bool {
+        matches!(
+            self,
+            Role::RunForward | Role::RunLeft | Role::RunRight | Role::RunBack
+        )
+    }
+
     /// True for the roles that travel (gaits), whose speed is measured.
     pub fn is_gait(self) -> bool {
         self.direction_deg().is_some() || self == Role::CrouchWalk

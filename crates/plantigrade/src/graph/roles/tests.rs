@@ -507,3 +507,66 @@ fn placed_at_the_characters_gait_speeds_a_slower_clip_plays_faster_to_match() {
     let rate = (phase(&graph) - before).rem_euclid(1.0) / dt * asset.clips()[walk_id].duration_s();
     assert!((rate - 2.0).abs() < 0.05, "the walk plays at {rate}x");
 }
+
+#[test]
+fn placed_at_the_characters_gait_speeds_a_faster_walk_plays_slower_and_runs_go_together() {
+    // A character that walks at 0.6 of its walk clip's speed and runs at 0.45 of its run
+    // clip's (a cartoon's clips on a small rig, as Quaternius'), then at 0.55 of it.
+    let m = Mannequin::new();
+    let clips: Vec<Clip> = m.clips.iter().map(without_velocity).collect();
+    let roles = ClipRoles::from_ron(
+        "(idle: \"Idle\", walk_forward: \"Walk_F\", run_forward: \"Run_F\", \
+         run_left: \"Run_L_HipsFwd\", run_right: \"Run_R_HipsFwd\")",
+    )
+    .unwrap();
+    let walk_clip_m_s = m.clip("Walk_F").unwrap().authored_speed_m_s().unwrap();
+    let run_clip_m_s = m.clip("Run_F").unwrap().authored_speed_m_s().unwrap();
+    let generate = |run_share: f32| {
+        let speeds = GaitSpeeds {
+            walk_m_s: 0.6 * walk_clip_m_s,
+            run_m_s: run_share * run_clip_m_s,
+            sprint_m_s: 6.0,
+            crouch_m_s: 1.0,
+        };
+        let generated =
+            generate_graph_at(&roles, &m.skeleton, &m.bones, &clips, Some(speeds)).unwrap();
+        let placed = |role: Role| {
+            generated
+                .speeds
+                .iter()
+                .find(|s| s.role == role)
+                .unwrap()
+                .speed_m_s
+        };
+        let placed = [
+            Role::WalkForward,
+            Role::RunForward,
+            Role::RunLeft,
+            Role::RunRight,
+        ]
+        .map(placed);
+        let NodeDef::StateMachine(machine) = &generated.def.base else {
+            unreachable!()
+        };
+        let NodeDef::BlendSpace2D { options, .. } = &machine.states[0].node else {
+            unreachable!()
+        };
+        (speeds, placed, options.rate_range)
+    };
+    // The walk where the character walks, at 0.6 of its clip's rate; the run, less than
+    // twice as fast as the character runs, keeps its own place, and so do the strafes.
+    let (speeds, placed, rates) = generate(0.55);
+    assert!((placed[0] - speeds.walk_m_s).abs() < 0.01, "{placed:?}");
+    for strafe_or_run in &placed[1..] {
+        assert!(*strafe_or_run > 1.5 * speeds.run_m_s, "{placed:?}");
+    }
+    assert_eq!(rates.0, 0.5, "the default lowest rate covers 0.6");
+    // More than twice as fast: every run at the character's run speed, and the blend may
+    // play them as slowly as that needs.
+    let (speeds, placed, rates) = generate(0.45);
+    assert!((placed[0] - speeds.walk_m_s).abs() < 0.01, "{placed:?}");
+    for run in &placed[1..] {
+        assert!((run - speeds.run_m_s).abs() < 0.01, "{placed:?}");
+    }
+    assert!(rates.0 <= 0.45 + 1e-3 && rates.0 >= 0.25, "{rates:?}");
+}
