@@ -78,6 +78,7 @@ impl CharacterSettings {
         f.lock.max_distance_m *= length;
         f.lock.settle_distance_m *= length;
         f.lock.step_min_offset_m *= length;
+        f.lock.max_reach_drop_m *= length;
         f.contact_speed_threshold_m_s *= speed;
         f.contact_lift_full_m *= length;
         f.contact_lift_none_m *= length;

@@ -32,6 +32,13 @@ pub struct LockConfig {
     /// whatever ended the lock (a stop whose blend carries the animated foot along the
     /// ground): the foot lifts on the way instead of sliding.
     pub step_min_offset_m: f32,
+    /// Release when holding the locked foot would ask the pelvis this much lower (m), the
+    /// foot as far below the hip as the animation has it: the hip has gone on out of the
+    /// leg's reach over the ground and the foot steps after it rather than the body
+    /// squatting to stay on it (a foot on a lower tread is not out of reach). A clip whose stance
+    /// outlasts the leg (Quaternius' walk played slower, or a first step that landed
+    /// short) otherwise sat the pelvis down 20 cm and then dragged the foot anyway.
+    pub max_reach_drop_m: f32,
 }
 
 impl Default for LockConfig {
@@ -45,6 +52,7 @@ impl Default for LockConfig {
             settle_distance_m: 0.06,
             settle_after_s: 0.15,
             step_min_offset_m: 0.05,
+            max_reach_drop_m: 0.1,
         }
     }
 }
@@ -57,6 +65,8 @@ pub enum Release {
     Twisted,
     /// Standing still, away from where the animation has the foot: an adjusting step.
     Settle,
+    /// The hip has gone on out of the leg's reach (see [`LockConfig::max_reach_drop_m`]).
+    OutOfReach,
     Airborne,
 }
 
@@ -106,6 +116,9 @@ pub struct LockInput {
     /// The body stands still and no other foot is stepping: a lock far from the
     /// animation may let go as an adjusting step.
     pub may_settle: bool,
+    /// How much lower (m) the pelvis must come for the leg to reach the locked foot, were
+    /// the foot as far below the hip as the animation has it (0 when it reaches).
+    pub reach_drop_m: f32,
     pub dt_s: f32,
 }
 
@@ -120,6 +133,7 @@ impl Default for LockInput {
             grounded: true,
             facing_yaw_rad: 0.0,
             may_settle: false,
+            reach_drop_m: 0.0,
             dt_s: 0.0,
         }
     }
@@ -261,6 +275,7 @@ impl FootLock {
             grounded,
             facing_yaw_rad,
             may_settle,
+            reach_drop_m,
             dt_s,
         } = *input;
         let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
@@ -295,6 +310,8 @@ impl FootLock {
                 Some(Release::TooFar)
             } else if twist.abs() > config.max_twist_rad {
                 Some(Release::Twisted)
+            } else if reach_drop_m > config.max_reach_drop_m {
+                Some(Release::OutOfReach)
             } else if may_settle && self.settle_gap_m(animated_xz) > config.settle_distance_m {
                 self.settle_wait_s += dt_s;
                 (self.settle_wait_s >= config.settle_after_s).then_some(Release::Settle)
@@ -569,6 +586,27 @@ mod tests {
         lock.update(&config, Vec2::ZERO, 1.0, false, 0.0, DT);
         assert_eq!(lock.last_release, Some(Release::Airborne));
         assert!(!lock.is_locked());
+    }
+
+    #[test]
+    fn a_foot_the_hip_has_left_out_of_reach_is_let_go_as_a_step() {
+        // Mid-stance, the pelvis would have to come down more than the limit for the leg
+        // to reach the held foot: it steps after the body (lifted on the way) instead.
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        let input = |reach_drop_m: f32| LockInput {
+            animated_xz: Vec2::new(0.1, 0.0),
+            contact: 1.0,
+            reach_drop_m,
+            dt_s: DT,
+            ..LockInput::default()
+        };
+        lock.update_with(&config, &input(0.0));
+        lock.update_with(&config, &input(config.max_reach_drop_m * 0.9));
+        assert!(lock.is_locked(), "within the limit it holds");
+        lock.update_with(&config, &input(config.max_reach_drop_m * 1.1));
+        assert_eq!(lock.last_release, Some(Release::OutOfReach));
+        assert!(lock.stepping().is_some(), "a step, not a slide");
     }
 
     #[test]

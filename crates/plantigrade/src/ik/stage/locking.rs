@@ -222,6 +222,7 @@ pub(super) fn hold_ball(
                     grounded: input.grounded && alpha > 0.5,
                     facing_yaw_rad: foot_yaw,
                     may_settle: foot.may_settle,
+                    reach_drop_m: state.overreach_m,
                     dt_s,
                 },
             );

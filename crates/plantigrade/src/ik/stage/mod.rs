@@ -297,6 +297,11 @@ struct FootState {
     /// How far (m) an airborne foot is held up over the animation by what is under it,
     /// see [`placement::keep_off_ground`]: let go eased, not at once.
     airborne_lift_m: f32,
+    /// How much lower (m) the pelvis had to come on the last tick for this leg to reach
+    /// its locked foot, were the foot as far below the hip as the animation has it: how far
+    /// the hip has gone on from it over the ground. Asking too much lets the foot go as a
+    /// step (see [`crate::ik::lock::LockConfig::max_reach_drop_m`]).
+    overreach_m: f32,
 }
 
 impl FootState {

@@ -43,6 +43,29 @@ impl FootIk {
                 leg.leg_length_m,
                 config.pelvis.max_leg_extension,
             ));
+            // How far a locked foot the hip has left behind is out of reach across the
+            // ground: the drop it would ask were the ankle no farther below the hip than the
+            // animation has it (a foot on a lower tread asks a drop by being lower, and that
+            // is how a leg steps down; one on a higher tread, left behind walking down, is
+            // nearer than that). A foot ahead, landing, waits for the body to come over it.
+            let hip_model = model.position_model(leg.chain.thigh);
+            let below_hip_m = hip_model.y - model.position_model(leg.chain.foot).y;
+            let behind_hip = (facing.inverse() * (targets_world[i] - hip_world)).z < 0.0;
+            self.feet[i].overreach_m = if self.feet[i].lock.is_locked() && behind_hip {
+                let level_target = Vec3::new(
+                    targets_world[i].x,
+                    targets_world[i].y.max(hip_world.y - below_hip_m),
+                    targets_world[i].z,
+                );
+                required_drop_m(
+                    hip_world,
+                    level_target,
+                    leg.leg_length_m,
+                    config.pelvis.max_leg_extension,
+                )
+            } else {
+                0.0
+            };
             let state = &self.feet[i];
             let landing_in_s = input.landing_in_s[i];
             if let (Some(landed), Some(plane), true) = (
