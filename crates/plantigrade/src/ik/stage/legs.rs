@@ -59,14 +59,8 @@ impl FootIk {
             // eased in over the first few cm past the reach, so a leg the animation itself
             // stretches straight is left alone.
             if alphas[i] > 0.0 && planted < 1.0 {
-                let d = target_model - hip;
-                let room_sq = reach_m * reach_m - (d.x * d.x + d.z * d.z);
-                let past_reach_m = d.length() - reach_m;
-                if room_sq > 0.0 && past_reach_m > 0.0 {
-                    let lowest_y = hip.y - room_sq.sqrt();
-                    let weight = smoothstep((past_reach_m / SWING_LIFT_EASE_M).min(1.0))
-                        * smoothstep((d.z / SWING_LIFT_AHEAD_M).clamp(0.0, 1.0));
-                    target_model.y = lerp(target_model.y, lowest_y, weight * (1.0 - planted));
+                if let Some(raised_y) = raise_out_of_reach_swing(hip, target_model, reach_m) {
+                    target_model.y = lerp(target_model.y, raised_y, 1.0 - planted);
                     out.feet[i].ankle_target_world = root + facing * target_model;
                 }
             }
@@ -424,6 +418,28 @@ pub(super) fn limit_knee_bend(
     (dy_sq > 0.0).then(|| Vec3::new(horizontal.x, -dy_sq.sqrt(), horizontal.y))
 }
 
+/// Where a swinging foot's target out of reach (`reach_m` from `hip`, model space) waits:
+/// its height raised toward the lowest reachable point above it, eased in over the first
+/// [`SWING_LIFT_EASE_M`] past the reach, only ahead of the hip, and eased out as the target
+/// nears the reach across the ground, where that point rises to the hip's height (lifted
+/// all the way up to it on one tick and not at all on the next, Quaternius' running feet,
+/// out at the front of their clip's own reach, jumped by up to 40 cm a tick). `None` when
+/// it is within reach or out of it across the ground.
+fn raise_out_of_reach_swing(hip: Vec3, target: Vec3, reach_m: f32) -> Option<f32> {
+    let d = target - hip;
+    let across_m = (d.x * d.x + d.z * d.z).sqrt();
+    let room_sq = reach_m * reach_m - across_m * across_m;
+    let past_reach_m = d.length() - reach_m;
+    if !(room_sq > 0.0 && past_reach_m > 0.0) {
+        return None;
+    }
+    let lowest_y = hip.y - room_sq.sqrt();
+    let weight = smoothstep((past_reach_m / SWING_LIFT_EASE_M).min(1.0))
+        * smoothstep((d.z / SWING_LIFT_AHEAD_M).clamp(0.0, 1.0))
+        * smoothstep(((reach_m - across_m) / SWING_LIFT_ACROSS_M).clamp(0.0, 1.0));
+    Some(lerp(target.y, lowest_y, weight))
+}
+
 /// The hip-to-target vector (model space) lowered so the target is at least
 /// [`LEG_FOLD_MIN_SHARE`] of the leg (`leg_m`, thigh + shin) from the hip, or the
 /// animation's own hip–ankle distance (`animated_m`) when that is less (a clip may fold
@@ -453,6 +469,10 @@ const SWING_KNEE_ACCEL_RAD_S2: f32 = 1000.0;
 
 /// How far past its reach (m) a swinging foot's target must be to be fully raised to it.
 const SWING_LIFT_EASE_M: f32 = 0.03;
+
+/// How far inside its reach across the ground (m) a swinging foot's target must be to be
+/// raised fully; at the reach it is not raised at all.
+const SWING_LIFT_ACROSS_M: f32 = 0.1;
 
 /// How far ahead of the hip (m, model +Z) a swinging foot's target must be to be raised
 /// fully; behind the hip it is not raised at all.
@@ -682,6 +702,33 @@ mod tests {
         ] {
             assert!(limit_knee_bend(target, leg, last, speed, dt).is_none());
         }
+    }
+
+    #[test]
+    fn a_swinging_foot_out_of_reach_is_raised_without_a_jump_anywhere() {
+        // A 0.53 m leg (Quaternius') with its target 15 cm below the hip's reach line,
+        // swept ahead from under the hip to out of reach across the ground, 1 mm a step:
+        // the raised height never moves by more than a few mm a step.
+        let hip = Vec3::new(0.0, 0.4, 0.0);
+        let reach_m = 0.53;
+        let mut last_y = None;
+        let mut raised = 0;
+        for k in 0..700 {
+            let target = Vec3::new(0.0, 0.05, 0.001 * k as f32);
+            let y = raise_out_of_reach_swing(hip, target, reach_m).unwrap_or(target.y);
+            raised += usize::from(y > target.y + 0.01);
+            if let Some(last) = last_y {
+                let step: f32 = y - last;
+                assert!(step.abs() < 0.004, "{step} m at {} m ahead", target.z);
+            }
+            last_y = Some(y);
+        }
+        assert!(raised > 20, "the foot is raised somewhere in the sweep");
+        // Out of reach across the ground, nothing to raise it to.
+        assert_eq!(
+            raise_out_of_reach_swing(hip, Vec3::new(0.0, 0.05, 0.6), reach_m),
+            None
+        );
     }
 
     #[test]
