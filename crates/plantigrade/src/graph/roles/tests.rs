@@ -42,6 +42,16 @@ fn without_velocity(clip: &Clip) -> Clip {
     clip.clone().without_authored_velocity()
 }
 
+/// Where `generated` places `role`'s clip on the speed axis (m/s).
+fn placed_at(generated: &GeneratedGraph, role: Role) -> f32 {
+    generated
+        .speeds
+        .iter()
+        .find(|s| s.role == role)
+        .unwrap()
+        .speed_m_s
+}
+
 fn locomotion_samples(def: &crate::graph::GraphDef) -> Vec<(String, (f32, f32))> {
     let NodeDef::StateMachine(machine) = &def.base else {
         panic!("the base is a state machine");
@@ -444,14 +454,7 @@ fn placed_at_the_characters_gait_speeds_a_slower_clip_plays_faster_to_match() {
         crouch_m_s: 1.0,
     };
     let generated = generate_graph_at(&roles, &m.skeleton, &m.bones, &clips, Some(speeds)).unwrap();
-    let placed = |role: Role| {
-        generated
-            .speeds
-            .iter()
-            .find(|s| s.role == role)
-            .unwrap()
-            .speed_m_s
-    };
+    let placed = |role: Role| placed_at(&generated, role);
     // The walk sits where the character walks; the run, measured faster than the
     // character runs, keeps its own place.
     assert!((placed(Role::WalkForward) - 2.0 * walk_clip_m_s).abs() < 0.01);
@@ -530,14 +533,7 @@ fn placed_at_the_characters_gait_speeds_a_faster_walk_plays_slower_and_runs_go_t
         };
         let generated =
             generate_graph_at(&roles, &m.skeleton, &m.bones, &clips, Some(speeds)).unwrap();
-        let placed = |role: Role| {
-            generated
-                .speeds
-                .iter()
-                .find(|s| s.role == role)
-                .unwrap()
-                .speed_m_s
-        };
+        let placed = |role: Role| placed_at(&generated, role);
         let placed = [
             Role::WalkForward,
             Role::RunForward,
