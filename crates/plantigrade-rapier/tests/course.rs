@@ -875,14 +875,7 @@ fn a_small_capsule_on_the_query_mover_steps_up_a_riser_it_runs_into() {
         for k in 0..600 {
             let z = touch_z - 0.03 + 0.00005 * k as f32;
             let feet = Vec3::new(section.spawn_world.x, 2.0 * riser_m, z);
-            let r = mover.move_capsule(&MoveRequest {
-                capsule: small,
-                limits,
-                feet,
-                desired_translation: desired,
-                dt_s,
-                filter: everything(),
-            });
+            let r = move_small(&mover, feet, desired, dt_s);
             let went_m = r.translation.z;
             if r.hit_wall || (went_m < 0.5 * desired.z && r.translation.y <= 0.0) {
                 refused.push(format!("{name} from z {z:.5}: {r:?}"));

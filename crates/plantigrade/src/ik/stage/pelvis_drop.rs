@@ -36,7 +36,8 @@ impl FootIk {
         // ...eased in over this long before that.
         let anticipation_s = LANDING_TIME_CONSTANTS * time_constant_s;
         for (i, leg) in self.rig.legs.iter().enumerate() {
-            let hip_world = root + facing * model.position_model(leg.chain.thigh);
+            let hip_model = model.position_model(leg.chain.thigh);
+            let hip_world = root + facing * hip_model;
             drop_m = drop_m.max(required_drop_m(
                 hip_world,
                 targets_world[i],
@@ -48,10 +49,9 @@ impl FootIk {
             // animation has it (a foot on a lower tread asks a drop by being lower, and that
             // is how a leg steps down; one on a higher tread, left behind walking down, is
             // nearer than that). A foot ahead, landing, waits for the body to come over it.
-            let hip_model = model.position_model(leg.chain.thigh);
-            let below_hip_m = hip_model.y - model.position_model(leg.chain.foot).y;
             let behind_hip = (facing.inverse() * (targets_world[i] - hip_world)).z < 0.0;
             self.feet[i].overreach_m = if self.feet[i].lock.is_locked() && behind_hip {
+                let below_hip_m = hip_model.y - model.position_model(leg.chain.foot).y;
                 let level_target = Vec3::new(
                     targets_world[i].x,
                     targets_world[i].y.max(hip_world.y - below_hip_m),
