@@ -117,6 +117,20 @@ fn quaternius_walk_plants_each_foot_from_heel_strike_to_toe_off() {
     check_gait(&asset, "CharacterArmature|Walk", (0.35, 0.6));
 }
 
+/// Quaternius' dash pitches each swinging foot toes-down and scuffs the toe 2–3 cm under
+/// the floor mid-swing, moving forward at twice the gait's speed. Its floor was taken from
+/// the scuff's depth: the right foot's real stance stood 7 mm over it and was never planted,
+/// and the left's scuff was planted as a stance.
+#[test]
+fn quaternius_dash_plants_each_foot_and_not_the_toe_it_scuffs_mid_swing() {
+    let Some(path) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb") else {
+        return;
+    };
+    let asset = load_path_with(&path, ImportOptions::default().with_skin_vertices(true))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    check_gait(&asset, "CharacterArmature|Run", (0.05, 0.3));
+}
+
 #[test]
 fn every_shared_clip_gets_contacts_or_a_reason_and_the_option_turns_it_off() {
     for file in [

@@ -273,55 +273,81 @@ pub fn derive_foot_contacts(
         [(p(i) - before) / dt, (after - p(i)) / dt]
     };
     let horizontal = |v: Vec3| Vec3::new(v.x, 0.0, v.z);
-    // Each foot's floor: a low quantile of its lower point's height over the clip (at most
-    // exit_height above the lowest). A foot that digs one point into the ground, far below
-    // the rest pose's sole while the other rests near it, gives each point its own floor
-    // (the same quantile of that point's height): Quaternius' walk rolls its toes 10 cm
-    // under the floor its heel strikes and rolls on, and a floor at the toes' would leave
-    // the heel "in the air" for most of the stance. A foot whose lowest point never comes
-    // near the rest pose's sole height never touches the ground.
+    // Each foot's floor: a low quantile of its lower point's height over the clip, at most
+    // exit_height above the lowest sample `rests` keeps (a toe scuffing the floor mid-swing
+    // does not pull the floor under the stance; see `swinging` below). A foot that digs one
+    // point into the ground, far below the rest pose's sole while the other rests near it,
+    // gives each point its own floor (the same quantile of that point's height):
+    // Quaternius' walk rolls its toes 10 cm under the floor its heel strikes and rolls on,
+    // and a floor at the toes' would leave the heel "in the air" for most of the stance.
     let band_m = config.exit_height_leg * leg_m;
-    let floor_of = |mut heights: Vec<f32>| -> f32 {
-        heights.sort_by(f32::total_cmp);
-        let k = ((heights.len() - 1) as f32 * config.floor_quantile).round() as usize;
-        heights[k.min(heights.len() - 1)].min(heights[0] + band_m)
+    let floors_over = |rests: &dyn Fn(usize, usize, usize) -> bool| -> [[f32; 2]; 2] {
+        [0, 1].map(|f| {
+            // (height, kept) of the point `which` (2: the lower one) at each sample.
+            let heights = |which: usize| -> Vec<(f32, bool)> {
+                (0..count)
+                    .map(|i| {
+                        let s = soles[f][i];
+                        match which {
+                            2 => [0, 1]
+                                .map(|w| (s.point(w).y, rests(f, i, w)))
+                                .into_iter()
+                                .min_by(|a, b| a.0.total_cmp(&b.0))
+                                .unwrap_or((s.heel.y, true)),
+                            w => (s.point(w).y, rests(f, i, w)),
+                        }
+                    })
+                    .collect()
+            };
+            let floor_of = |samples: Vec<(f32, bool)>| -> f32 {
+                let mut all: Vec<f32> = samples.iter().map(|s| s.0).collect();
+                all.sort_by(f32::total_cmp);
+                let k = ((all.len() - 1) as f32 * config.floor_quantile).round() as usize;
+                let lowest_resting = samples
+                    .iter()
+                    .filter(|s| s.1)
+                    .map(|s| s.0)
+                    .fold(f32::INFINITY, f32::min);
+                let lowest = if lowest_resting.is_finite() {
+                    lowest_resting
+                } else {
+                    all[0]
+                };
+                all[k.min(all.len() - 1)].min(lowest + band_m)
+            };
+            let own_m = [0, 1].map(|which| floor_of(heights(which)));
+            let dug = own_m.map(|floor_m| floor_m < rest_floor_m - band_m);
+            if dug[0] != dug[1] {
+                own_m
+            } else {
+                [floor_of(heights(2)); 2]
+            }
+        })
     };
-    let lower_heights = |f: usize| -> Vec<f32> {
+    // Height of foot f's sole point `which` above its floor at sample i; the foot's height
+    // is its lower point's, and that point is the one that carries it.
+    let above_floors = |floors_m: &[[f32; 2]; 2], f: usize, i: usize, which: usize| {
+        soles[f][i].point(which).y - floors_m[f][which]
+    };
+    let lower_point_over = |floors_m: &[[f32; 2]; 2], f: usize, i: usize| {
+        usize::from(above_floors(floors_m, f, i, 1) < above_floors(floors_m, f, i, 0))
+    };
+    let foot_above_floors = |floors_m: &[[f32; 2]; 2], f: usize, i: usize| {
+        above_floors(floors_m, f, i, 0).min(above_floors(floors_m, f, i, 1))
+    };
+    // A foot whose lowest point never comes near the rest pose's sole height never touches
+    // the ground.
+    let lowest_m = [0, 1].map(|f| {
         soles[f][..count]
             .iter()
             .map(|s| s.heel.y.min(s.ball.y))
-            .collect()
-    };
-    let mut lowest_m = [0.0f32; 2];
-    let mut floors_m = [[0.0f32; 2]; 2];
-    for f in 0..2 {
-        lowest_m[f] = lower_heights(f).into_iter().fold(f32::INFINITY, f32::min);
-        let own_m = [0, 1]
-            .map(|which| floor_of(soles[f][..count].iter().map(|s| s.point(which).y).collect()));
-        let dug = own_m.map(|floor_m| floor_m < rest_floor_m - band_m);
-        floors_m[f] = if dug[0] != dug[1] {
-            own_m
-        } else {
-            [floor_of(lower_heights(f)); 2]
-        };
-    }
-    // Height of foot f's sole point `which` above its floor at sample i; the foot's height
-    // is its lower point's, and that point is the one that carries it.
-    let above = |f: usize, i: usize, which: usize| soles[f][i].point(which).y - floors_m[f][which];
-    let lower_point = |f: usize, i: usize| usize::from(above(f, i, 1) < above(f, i, 0));
-    let foot_above = |f: usize, i: usize| above(f, i, 0).min(above(f, i, 1));
+            .fold(f32::INFINITY, f32::min)
+    });
     let foot_airborne = lowest_m.map(|low| low > rest_floor_m + config.airborne_height_leg * leg_m);
     let airborne = foot_airborne.iter().all(|&a| a);
-    let left_foot_down_phase = if looping && !foot_airborne.iter().any(|&a| a) {
-        let heights = |f: usize| -> Vec<f32> { (0..count).map(|i| foot_above(f, i)).collect() };
-        let low_m = config.enter_height_leg * leg_m;
-        gait_touch_down(&heights(0), &heights(1), low_m)
-    } else {
-        None
-    };
 
     // The ground velocity: authored for an in-place clip that says it; else the one that
-    // holds the lower foot still.
+    // holds the lower foot still, on floors over every sample.
     let root_travel = (soles[0][n].heel - soles[0][0].heel) + (soles[1][n].heel - soles[1][0].heel);
     let in_place = Vec3::new(root_travel.x, 0.0, root_travel.z).length() < 0.02 * leg_m;
     let (ground_velocity, source) = match clip.authored_velocity_model_m_s() {
@@ -329,6 +355,8 @@ pub fn derive_foot_contacts(
             (Vec3::new(v.x, 0.0, v.z), GroundVelocitySource::Authored)
         }
         _ => {
+            let floors_m = floors_over(&|_, _, _| true);
+            let foot_above = |f: usize, i: usize| foot_above_floors(&floors_m, f, i);
             // The lower foot's velocity at the samples where it is down (within the exit
             // height of its floor), so flight and swing do not count; every sample if none.
             let lower_foot = |i: usize| usize::from(foot_above(1, i) < foot_above(0, i));
@@ -341,7 +369,7 @@ pub fn derive_foot_contacts(
                 .filter(|&i| down(i) || !any_down)
                 .map(|i| {
                     let f = lower_foot(i);
-                    let [a, b] = velocities(f, i, lower_point(f, i));
+                    let [a, b] = velocities(f, i, lower_point_over(&floors_m, f, i));
                     horizontal(0.5 * (a + b))
                 })
                 .collect();
@@ -356,6 +384,34 @@ pub fn derive_foot_contacts(
             )
         }
     };
+    let gait_m_s = ground_velocity.length();
+    let exit_speed = (config.exit_speed_leg_s * leg_m).max(config.exit_speed_of_gait * gait_m_s);
+
+    // A sole point sweeping forward over the ground faster than twice the gait (and
+    // than twice the exit speed) is swinging, however low: a toe that scuffs the floor
+    // mid-swing (Quaternius' dash dips each swinging toe 2–3 cm under the floor its stance
+    // rests on) sets no floor and does not press into the ground. A planted foot, even one
+    // a captured clip slides, moves over the ground far slower, or backward. Forward is the
+    // way the clip travels: its ground velocity, plus its root's travel for one with root
+    // motion.
+    let travel_m_s = ground_velocity + horizontal(root_travel) / (2.0 * duration_s);
+    let forward = travel_m_s.normalize_or_zero();
+    let swing_m_s = (2.0 * exit_speed).max(2.0 * travel_m_s.length());
+    let swinging = |f: usize, i: usize, which: usize| {
+        let [a, b] = velocities(f, i, which);
+        (0.5 * (a + b) + ground_velocity).dot(forward) > swing_m_s
+    };
+    let floors_m = floors_over(&|f, i, which| !swinging(f, i, which));
+    let above = |f: usize, i: usize, which: usize| above_floors(&floors_m, f, i, which);
+    let lower_point = |f: usize, i: usize| lower_point_over(&floors_m, f, i);
+    let foot_above = |f: usize, i: usize| foot_above_floors(&floors_m, f, i);
+    let left_foot_down_phase = if looping && !foot_airborne.iter().any(|&a| a) {
+        let heights = |f: usize| -> Vec<f32> { (0..count).map(|i| foot_above(f, i)).collect() };
+        let low_m = config.enter_height_leg * leg_m;
+        gait_touch_down(&heights(0), &heights(1), low_m)
+    } else {
+        None
+    };
 
     let min_run = (config.min_phase_s / dt).round() as usize;
     let mut stance_share = [0.0; 2];
@@ -363,16 +419,16 @@ pub fn derive_foot_contacts(
         let states: Vec<bool> = if foot_airborne[f] {
             vec![false; count]
         } else {
-            let gait_m_s = ground_velocity.length();
             let enter_speed =
                 (config.enter_speed_leg_s * leg_m).max(config.enter_speed_of_gait * gait_m_s);
-            let exit_speed =
-                (config.exit_speed_leg_s * leg_m).max(config.exit_speed_of_gait * gait_m_s);
             let exit_rise = config.exit_rise_speed_leg_s * leg_m;
             // A point below the foot's floor (the quantile) presses into the ground: down,
             // however the clip slides it (captured sprints slide a planted foot by metres
-            // per second). An exact authored clip rests on its floor and never dips below.
-            let pressed = |h: f32| h < -1e-4 * leg_m;
+            // per second), unless it is swinging through. An exact authored clip rests on
+            // its floor and never dips below.
+            let pressed = |i: usize, which: usize| {
+                above(f, i, which) < -1e-4 * leg_m && !swinging(f, i, which)
+            };
             // Per sole point (0 heel, 1 ball): its height above the foot's floor and its
             // velocity over the ground over the interval before the sample and the one after.
             let height = |i: usize, which: usize| above(f, i, which);
@@ -398,7 +454,7 @@ pub fn derive_foot_contacts(
                     && (0..2).any(|which| {
                         let [before, after] = ground(i, which);
                         let h = height(i, which);
-                        pressed(h)
+                        pressed(i, which)
                             || (h <= config.enter_height_leg * leg_m
                                 && before.length().max(after.length()) <= enter_speed)
                     })
@@ -408,7 +464,7 @@ pub fn derive_foot_contacts(
             let stays = |i: usize, which: usize| {
                 let before = ground(i, which)[0];
                 let h = height(i, which);
-                pressed(h)
+                pressed(i, which)
                     || (h <= config.exit_height_leg * leg_m
                         && horizontal(before).length() <= exit_speed
                         && before.y <= exit_rise)
@@ -1201,6 +1257,74 @@ mod tests {
         // A still clip of the rest pose stands on both feet.
         let d = derive_foot_contacts(&skeleton, &bones, &still, &config).unwrap();
         assert_eq!(d.stance_share, [1.0, 1.0]);
+    }
+
+    /// An in-place gait on [`legs_rig`]: each foot planted for 0.35 of the cycle, sliding
+    /// back under the body at the gait's speed, then swung forward fastest mid-swing, where
+    /// the toe scuffs 6 cm under the floor (a clip's foot pitched toes-down, as Quaternius'
+    /// dash has it). The right foot runs half a cycle behind the left.
+    fn scuffing_run() -> Clip {
+        const CYCLE_S: f32 = 0.6;
+        const STANCE: f32 = 0.35;
+        // (swing progress, height, forward) of the foot's offset from its rest place.
+        const SWING: [(f32, f32, f32); 7] = [
+            (0.0, 0.0, -0.3),
+            (0.2, 0.15, -0.28),
+            (0.4, 0.08, -0.2),
+            (0.5, -0.06, 0.0),
+            (0.6, 0.08, 0.2),
+            (0.8, 0.1, 0.28),
+            (1.0, 0.0, 0.3),
+        ];
+        let offset = |phase: f32| -> Vec3 {
+            if phase < STANCE {
+                return Vec3::new(0.0, 0.0, 0.3 - 0.6 * phase / STANCE);
+            }
+            let u = (phase - STANCE) / (1.0 - STANCE);
+            let k = SWING.iter().rposition(|key| key.0 <= u).unwrap_or(0).min(5);
+            let ((u0, y0, z0), (u1, y1, z1)) = (SWING[k], SWING[k + 1]);
+            let t = (u - u0) / (u1 - u0);
+            Vec3::new(0.0, y0 + (y1 - y0) * t, z0 + (z1 - z0) * t)
+        };
+        let mut tracks = vec![JointTracks::default(); 10];
+        for (joint, shift) in [(4, 0.0), (8, 0.5)] {
+            let keys = (0..=120).map(|k| {
+                let t = k as f32 / 120.0;
+                let at = offset((t + shift).rem_euclid(1.0));
+                (t * CYCLE_S, Vec3::new(0.0, -0.42, 0.0) + at)
+            });
+            tracks[joint].translation = Some(Track::linear(keys).unwrap());
+        }
+        Clip::new("scuffing_run", Some(CYCLE_S), tracks)
+            .unwrap()
+            .with_looping(true)
+    }
+
+    #[test]
+    fn a_toe_scuffing_the_floor_mid_swing_is_a_swing_and_the_stance_is_planted() {
+        let (skeleton, bones) = legs_rig();
+        let clip = scuffing_run();
+        let config = FootContactConfig::default();
+        let derived = derive_foot_contacts(&skeleton, &bones, &clip, &config).unwrap();
+        for (f, curve) in derived.curves.iter().enumerate() {
+            // Planted over the stance (the first 0.35 of its cycle, the right's half a
+            // cycle later), in swing over the scuff (mid-swing, about 0.68 of the cycle on).
+            // A floor taken from the scuff's depth left the stance 2 cm above it, never
+            // planted, and planted the scuff instead.
+            let shift = 0.5 * f as f32;
+            let at = |phase: f32| curve.track.sample((phase + shift).rem_euclid(1.0) * 0.6);
+            for phase in [0.05, 0.17, 0.3] {
+                assert_eq!(at(phase), 1.0, "foot {f} at {phase} of its cycle: planted");
+            }
+            for phase in [0.64, 0.675, 0.71] {
+                assert_eq!(at(phase), 0.0, "foot {f} at {phase}: its scuff is a swing");
+            }
+            let share = derived.stance_share[f];
+            assert!(
+                (0.3..=0.45).contains(&share),
+                "foot {f}: stance share {share}"
+            );
+        }
     }
 
     #[test]
