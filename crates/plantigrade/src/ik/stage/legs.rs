@@ -100,11 +100,13 @@ impl FootIk {
             }
             // Never folded flatter than a knee can: a swinging foot whose target came
             // up to the hip (running up stairs at 144 Hz, its tread a tick ahead of the
-            // pelvis) is held below it, or the solve flipped the knee up over the thigh.
-            if let Some(lowered) =
+            // pelvis; Quaternius' uphill foot on a cross slope, its ground level with the
+            // hip) is held out from it, or the solve turned the knee about the hip with
+            // every centimetre the target moved.
+            if let Some(held_out) =
                 limit_leg_fold(target_model - hip, thigh_m + shin_m, hip.distance(ankle))
             {
-                target_model.y = lerp(target_model.y, hip.y + lowered.y, 1.0 - planted);
+                target_model = target_model.lerp(hip + held_out, 1.0 - planted);
                 out.feet[i].ankle_target_world = root + facing * target_model;
             }
             let forward = Vec3::Z;
@@ -440,24 +442,36 @@ fn raise_out_of_reach_swing(hip: Vec3, target: Vec3, reach_m: f32) -> Option<f32
     Some(lerp(target.y, lowest_y, weight))
 }
 
-/// The hip-to-target vector (model space) lowered so the target is at least
+/// The hip-to-target vector (model space) held out so the target is at least
 /// [`LEG_FOLD_MIN_SHARE`] of the leg (`leg_m`, thigh + shin) from the hip, or the
 /// animation's own hip–ankle distance (`animated_m`) when that is less (a clip may fold
-/// a leg deeper). Only straight down: where the target is, across, stays. `None` when it
-/// is far enough, is out beside the hip by the whole limit, or anything is not finite.
+/// a leg deeper). It is moved out mostly downward: along its own direction from the hip
+/// plus [`LEG_FOLD_DOWN`] straight down, so a target under the hip or level with it goes
+/// down (the knee stays under the thigh), and one passing over the hip moves on smoothly
+/// (lowered straight down, a target just over the hip went from over it to under it in a
+/// tick: Quaternius' knee, 87 cm). `None` when it is far enough or anything is not finite.
 pub(super) fn limit_leg_fold(hip_to_target: Vec3, leg_m: f32, animated_m: f32) -> Option<Vec3> {
     let fold_min_m = (LEG_FOLD_MIN_SHARE * leg_m).min(animated_m);
     if !(leg_m.is_finite() && fold_min_m.is_finite() && hip_to_target.is_finite()) {
         return None;
     }
-    let across_sq = hip_to_target.x * hip_to_target.x + hip_to_target.z * hip_to_target.z;
-    let below_sq = fold_min_m * fold_min_m - across_sq;
-    if hip_to_target.length() >= fold_min_m || below_sq <= 0.0 {
+    let d = hip_to_target;
+    if d.length() >= fold_min_m {
         return None;
     }
-    let lowered_y = hip_to_target.y.min(-below_sq.sqrt());
-    Some(Vec3::new(hip_to_target.x, lowered_y, hip_to_target.z))
+    // Out along `way` to the sphere of radius fold_min: |d + t·way| = fold_min, t ≥ 0.
+    let way = (d.try_normalize().unwrap_or(Vec3::ZERO) + LEG_FOLD_DOWN * Vec3::NEG_Y)
+        .try_normalize()
+        .unwrap_or(Vec3::NEG_Y);
+    let along = d.dot(way);
+    let t = -along + (along * along - d.length_squared() + fold_min_m * fold_min_m).sqrt();
+    Some(d + t.max(0.0) * way)
 }
+
+/// How much straight down is added to a too-folded target's own direction from the hip
+/// to move it out (see [`limit_leg_fold`]): below 1, so the way out never vanishes and
+/// only a target nearly straight over the hip goes up.
+const LEG_FOLD_DOWN: f32 = 0.5;
 
 /// The least hip–ankle distance of a leg, as a share of its length (thigh + shin): an
 /// inner knee angle of about 23°, deeper than a person folds.
@@ -736,19 +750,36 @@ mod tests {
         let leg_m = 0.82;
         let fold_min_m = LEG_FOLD_MIN_SHARE * leg_m;
         // A target up at the hip, a little behind it (a foot kicked up onto a tread the
-        // pelvis has not come up to): lowered straight down to the least distance.
+        // pelvis has not come up to): held out to the least distance, mostly downward.
         let at_hip = Vec3::new(0.01, -0.02, -0.05);
-        let lowered = limit_leg_fold(at_hip, leg_m, 0.8).unwrap();
-        assert!((lowered.length() - fold_min_m).abs() < 1e-5);
-        assert!(lowered.y < at_hip.y);
-        assert_eq!((lowered.x, lowered.z), (at_hip.x, at_hip.z));
-        // A target above the hip goes below it.
-        let above = Vec3::new(0.0, 0.05, 0.02);
-        assert!(limit_leg_fold(above, leg_m, 0.8).unwrap().y < 0.0);
+        let held = limit_leg_fold(at_hip, leg_m, 0.8).unwrap();
+        assert!((held.length() - fold_min_m).abs() < 1e-5);
+        assert!(held.y < -0.09 && held.z < at_hip.z, "{held}");
+        // Level with the hip, ahead of it: held below it, the knee under the thigh.
+        let level = limit_leg_fold(Vec3::new(0.0, 0.0, 0.05), leg_m, 0.8).unwrap();
+        assert!(level.y < -0.04 && level.z > 0.05, "{level}");
         // A clip that folds the leg deeper itself is followed down to its own distance.
         let deep = limit_leg_fold(at_hip, leg_m, 0.1).unwrap();
         assert!((deep.length() - 0.1).abs() < 1e-5);
-        // Far enough, out beside the hip by the whole limit, or not finite: untouched.
+        // At the hip itself: straight down.
+        let down = limit_leg_fold(Vec3::ZERO, leg_m, 0.8).unwrap();
+        assert!((down - Vec3::new(0.0, -fold_min_m, 0.0)).length() < 1e-6);
+        // A target passing 5 cm over the hip moves on smoothly: a millimetre of the
+        // target's path moves it by under 8 mm (lowered straight down, it went from 5 cm
+        // over the hip to 16 cm under it between two ticks).
+        let mut last: Option<Vec3> = None;
+        for k in 0..=600 {
+            let z = -0.3 + 0.001 * k as f32;
+            let target = Vec3::new(0.0, 0.05, z);
+            let held = limit_leg_fold(target, leg_m, 0.8).unwrap_or(target);
+            assert!(held.length() >= fold_min_m - 1e-5);
+            if let Some(last) = last {
+                let step = held.distance(last);
+                assert!(step < 0.008, "target at z {z} moved {step} m");
+            }
+            last = Some(held);
+        }
+        // Far enough, or not finite: untouched.
         assert!(limit_leg_fold(Vec3::new(0.0, -0.5, 0.2), leg_m, 0.8).is_none());
         assert!(limit_leg_fold(Vec3::new(0.0, 0.0, fold_min_m), leg_m, 0.8).is_none());
         assert!(limit_leg_fold(Vec3::new(f32::NAN, 0.0, 0.0), leg_m, 0.8).is_none());
