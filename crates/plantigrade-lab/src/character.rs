@@ -547,22 +547,29 @@ mod tests {
         dir.join(name)
     }
 
-    /// The mannequin written as a glTF file, with its default graph beside it.
+    /// The mannequin written as a glTF file, with its default graph beside it: once per
+    /// test process (tests run in parallel, and one reading the file while another wrote
+    /// it over read it half written).
     fn mannequin_files() -> CharacterFiles {
-        let m = Mannequin::new();
-        let glb = scratch("mannequin.glb");
-        plantigrade_gltf::export_glb_to_path(&m.skeleton, &m.clips, &glb).unwrap();
-        let graph = scratch("default_als.ron");
-        std::fs::write(
-            &graph,
-            include_str!("../../plantigrade/src/mannequin/default_als.ron"),
-        )
-        .unwrap();
-        CharacterFiles {
-            file: glb,
-            graph: Some(graph),
-            ..Default::default()
-        }
+        static FILES: std::sync::OnceLock<CharacterFiles> = std::sync::OnceLock::new();
+        FILES
+            .get_or_init(|| {
+                let m = Mannequin::new();
+                let glb = scratch("mannequin.glb");
+                plantigrade_gltf::export_glb_to_path(&m.skeleton, &m.clips, &glb).unwrap();
+                let graph = scratch("default_als.ron");
+                std::fs::write(
+                    &graph,
+                    include_str!("../../plantigrade/src/mannequin/default_als.ron"),
+                )
+                .unwrap();
+                CharacterFiles {
+                    file: glb,
+                    graph: Some(graph),
+                    ..Default::default()
+                }
+            })
+            .clone()
     }
 
     /// `names` run by `actor` at 60 Hz, predictive foot IK only.
