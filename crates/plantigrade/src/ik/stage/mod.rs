@@ -48,8 +48,8 @@ use phase::{update_contact, update_swing, Swing};
 pub use placement::PLANTED_LIFT_KEPT_M;
 use placement::{
     ankle_floor_y, ankle_height_m, ankle_xz, hold_planted_lift_m, keep_feet_apart, keep_off_ground,
-    keep_swinging_leg_open, limit_swing_height, narrow_support, release_airborne_lift,
-    update_tread_placement, LegFold, NarrowSupport, Placement,
+    keep_swing_under_hip, keep_swinging_leg_open, limit_swing_height, narrow_support,
+    release_airborne_lift, update_tread_placement, LegFold, NarrowSupport, Placement,
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
@@ -604,6 +604,7 @@ impl FootIk {
                     .map_or(0.0, |h| h - tick.root_world.y),
             };
             target.y = keep_swinging_leg_open(target, &fold, state.contact, tick.facing);
+            target.y = keep_swing_under_hip(target, &fold, state.contact, tick.facing);
             let mut blended = match airborne_target {
                 Some(fading) => fading,
                 None => ankle_anim_world.lerp(target, alpha),

@@ -222,7 +222,11 @@ pub(super) fn ankle_height_m(
     // hits are from where it was, across the edge (a heel's hit on the nosing behind
     // would hold it a whole step up over its new tread), and its plane is the tread's.
     let clear = (state.contact < 0.5 || landed_now) && !held.moved_onto_tread;
-    let clearance = under_foot.map(|hit| hit.filter(|_| clear));
+    // A sole point whose probe missed clears the other's ground, as the floor the swing is
+    // kept over has it (`ankle_floor_y`); cleared only where it hit, KayKit's ball came
+    // down 12 mm into a tread's nosing as its heel passed over the edge.
+    let [heel_hit, ball_hit] = under_foot;
+    let clearance = [heel_hit.or(ball_hit), ball_hit.or(heel_hit)].map(|hit| hit.filter(|_| clear));
     // A swinging foot's ground goes, over the swing, from the ground under it at
     // lift-off to the ground where it lands at touch-down: a landing a stride up a
     // ramp or a flight is climbed to, not leapt to (and the plane fitted there is
@@ -478,6 +482,45 @@ pub(super) fn keep_swinging_leg_open(
     let lowered_m = excess_m * excess_m / (excess_m + SWING_FOLD_EASE_M);
     target.y - lowered_m * weight
 }
+
+/// The height (world y, m) of a swinging ankle `target` kept under the hip it passes. Up a
+/// ramp or a flight a swing's lift is kept over ground that rises ahead of the body, and a
+/// small rig's high swing (KayKit's walk lifts the foot within 0.1 m of its hip) can put
+/// the target up at the hip, or over it, as it passes: the knee then has no side to bend
+/// to and turns about the hip with every centimetre (KayKit's knee, 71 cm in a tick up the
+/// 30° ramp). Near the hip across the ground the target stays a share of the leg below it
+/// (or as far below as the animation holds it, if that is less), the limit easing out as
+/// the foot gets [`UNDER_HIP_REACH`] of the leg away, where a high step is taken with the
+/// knee up; never into the ground, and eased in as the excess grows.
+pub(super) fn keep_swing_under_hip(
+    target: Vec3,
+    fold: &LegFold,
+    contact: f32,
+    facing: Quat,
+) -> f32 {
+    let d = facing.inverse() * (target - fold.hip_world);
+    let across_m = Vec2::new(d.x, d.z).length();
+    let near = 1.0 - smoothstep((across_m / (UNDER_HIP_REACH * fold.leg_length_m)).clamp(0.0, 1.0));
+    let gap_m = fold
+        .animated_gap_m
+        .min(SWING_FOLD_MIN_DROP * fold.leg_length_m)
+        .max(0.0)
+        * near;
+    let lowest_y = (fold.hip_world.y - gap_m).max(fold.floor_y + AIRBORNE_CLEARANCE_M);
+    let excess_m = target.y - lowest_y;
+    if excess_m.is_nan() || excess_m <= 0.0 {
+        return target.y;
+    }
+    let ease_m = UNDER_HIP_EASE * fold.leg_length_m;
+    let lowered_m = excess_m * excess_m / (excess_m + ease_m);
+    target.y - lowered_m * (1.0 - smoothstep(contact))
+}
+
+/// How far from the hip across the ground (share of the leg's length) a swinging ankle is
+/// no longer held under it ([`keep_swing_under_hip`])...
+const UNDER_HIP_REACH: f32 = 0.6;
+/// ...and over how much excess (share of the leg) the hold comes in.
+const UNDER_HIP_EASE: f32 = 0.05;
 
 /// A swinging ankle behind the hip stays at least this share of the leg's length below
 /// the hip, or as far as the animation holds it if that is less...
@@ -823,6 +866,50 @@ mod tests {
         let small = Vec2::new(0.0, 0.01);
         let eased = placement_step(small, per_s, dt_s, true);
         assert!(eased.length() < small.length() && eased.y > 0.0, "{eased}");
+    }
+
+    #[test]
+    fn a_swinging_ankle_passes_under_the_hip_not_over_it() {
+        // KayKit's size: a 0.38 m leg, its walk holding the ankle 0.12 m under the hip
+        // mid-swing, the ground far below.
+        let fold = LegFold {
+            hip_world: Vec3::new(0.0, 1.0, 0.0),
+            animated_gap_m: 0.12,
+            leg_length_m: 0.38,
+            floor_y: 0.0,
+            liftoff_above_root_m: 0.0,
+        };
+        let hold = |z: f32, y: f32, contact: f32| {
+            keep_swing_under_hip(Vec3::new(0.0, y, z), &fold, contact, Quat::IDENTITY)
+        };
+        let gap_m = SWING_FOLD_MIN_DROP * fold.leg_length_m;
+        // A target up at the hip as it passes (up a ramp, its lift kept over the rising
+        // ground) is held under it, most of the way to the gap.
+        let at_hip = hold(0.0, 1.0, 0.0);
+        assert!(at_hip < 1.0 - 0.6 * gap_m, "{at_hip}");
+        // One already under the hip by the gap is left alone; so is one far enough
+        // ahead (a high step, the knee up), and a planted foot.
+        assert_eq!(hold(0.0, 1.0 - gap_m - 0.01, 0.0), 1.0 - gap_m - 0.01);
+        let reach_m = UNDER_HIP_REACH * fold.leg_length_m;
+        assert_eq!(hold(reach_m + 0.01, 1.0, 0.0), 1.0);
+        assert_eq!(hold(0.0, 1.0, 1.0), 1.0);
+        // Never into the ground: a floor up at the hip holds the foot over it.
+        let high_floor = LegFold {
+            floor_y: 0.95,
+            ..fold
+        };
+        let over = keep_swing_under_hip(Vec3::new(0.0, 1.0, 0.0), &high_floor, 0.0, Quat::IDENTITY);
+        assert!(over >= 0.95 + AIRBORNE_CLEARANCE_M - 1e-6, "{over}");
+        // Smooth along the swing: a target at hip height moved 1 mm at a time from behind
+        // the hip to in front of it never moves more than 2 mm up or down.
+        let mut last: Option<f32> = None;
+        for k in 0..=600 {
+            let y = hold(-0.3 + 0.001 * k as f32, 1.0, 0.0);
+            if let Some(last) = last {
+                assert!((y - last).abs() < 0.002, "at step {k}: {last} -> {y}");
+            }
+            last = Some(y);
+        }
     }
 
     #[test]
