@@ -140,6 +140,12 @@ pub struct FootProbeRequest {
     /// (world y, m): the first tick a swinging foot's landing falls past a beam's edge is
     /// then checked at once, and the usual tick costs no ray. `None` casts it always.
     pub support_check_below_y: Option<f32>,
+    /// Where the body stands (world; the root, on its ground). When every ray from the foot
+    /// misses, heel and toe are cast once more from a walkable slope's rise over their
+    /// distance from here: up a steep ramp a foot landing far ahead of a small rig's body
+    /// (Quaternius' stride is longer than its leg) has its ground higher than rays from its
+    /// animated sole start. `None`: no such ray.
+    pub body_ground_world: Option<Vec3>,
 }
 
 /// What a [`FootProbeRequest`] found.
@@ -300,6 +306,41 @@ pub fn run_foot_probe(
         }
         scale *= 0.5;
     }
+    // Both missed from the foot (see `FootProbeRequest::body_ground_world`): once more, each
+    // ray starting a walkable slope's rise over its distance from the body's ground.
+    let tan = config.max_support_slope_rad.clamp(0.0, 1.5).tan();
+    let body = request.body_ground_world.filter(|b| b.is_finite());
+    let over_body_m = |p: Vec3, offset: Vec2| {
+        let from_foot_m = rise_allowance_m(offset.length(), config);
+        body.map_or(from_foot_m, |body| {
+            let away_m = Vec2::new(p.x - body.x, p.z - body.z).length();
+            let rise_m = (away_m * tan).clamp(0.0, config.probe_down_m.max(0.0));
+            (body.y + rise_m - p.y).max(from_foot_m)
+        })
+    };
+    let mut from_body = false;
+    if let (None, None, Some(_)) = (result.heel, result.toe, body) {
+        let offset = request.look_ahead_offset_world;
+        let shift = Vec3::new(offset.x, 0.0, offset.y);
+        let b = request.ball_world + shift;
+        let h = match request.landing_heel_from_ball_xz.filter(|v| v.is_finite()) {
+            Some(v) if offset.length_squared() > 0.0 => {
+                Vec3::new(b.x + v.x, request.heel_world.y, b.z + v.y)
+            }
+            _ => request.heel_world + shift,
+        };
+        result.heel = cast_down(world, h, over_body_m(h, offset), config, filter);
+        result.toe = cast_down(world, b, over_body_m(b, offset), config, filter);
+        result.rays_cast += 2;
+        if result.heel.is_some() || result.toe.is_some() {
+            from_body = true;
+            result.predicted_world = 0.5 * (h + b);
+            result.retries = config.max_retries.saturating_add(1);
+            result.heel_probe_xz = Vec2::new(h.x, h.z);
+            result.toe_probe_xz = Vec2::new(b.x, b.z);
+            result.look_ahead_used_xz = offset;
+        }
+    }
     if let (Some(heel), Some(toe)) = (result.heel, result.toe) {
         if (heel.point.y - toe.point.y).abs() > config.edge_mismatch_m {
             // Bisect for the edge: which side of it a point is on, by its height.
@@ -319,7 +360,13 @@ pub fn run_foot_probe(
             let (mut lo_y, mut hi_y) = (Some(heel.point.y), Some(toe.point.y));
             for _ in 0..EDGE_BISECTIONS {
                 let t = 0.5 * (lo + hi);
-                let hit = cast_down(world, from.lerp(to, t), extra_up_m, config, filter);
+                let at = from.lerp(to, t);
+                let extra_up_m = if from_body {
+                    over_body_m(at, result.look_ahead_used_xz)
+                } else {
+                    extra_up_m
+                };
+                let hit = cast_down(world, at, extra_up_m, config, filter);
                 result.rays_cast += 1;
                 let near_heel = hit.is_some_and(|h| {
                     (h.point.y - heel.point.y).abs() < 0.5 * (toe.point.y - heel.point.y).abs()
@@ -590,6 +637,7 @@ mod tests {
             ahead_world: None,
             support_check_offset_world: None,
             support_check_below_y: None,
+            body_ground_world: None,
         }
     }
 
@@ -963,5 +1011,39 @@ mod tests {
         // Under the foot, the rays start where they always did.
         let here = r.toe_here.unwrap();
         assert!((here.distance_m - (config.probe_up_m - 0.09 * tan)).abs() < 1e-4);
+    }
+
+    #[test]
+    fn a_foot_sunk_in_a_steep_ramp_far_ahead_of_the_body_is_probed_from_above_it() {
+        // A small rig's long stride up a 40° ramp: the body stands at its foot (z = 0), the
+        // animated foot is carried level with the body 0.6 m up the slope (its sole 0.5 m
+        // under the surface), with a scaled-down probe. Every ray from the foot starts inside
+        // the ramp and misses; once more from a walkable slope's rise over the body, they hit.
+        let tan = 40f32.to_radians().tan();
+        let normal = Vec3::new(0.0, 1.0, -tan).normalize();
+        let world = HeightWorld::new(move |_, z: f32| Some((z.max(0.0) * tan, normal)));
+        let config = ProbeConfig {
+            probe_up_m: 0.2,
+            max_rise_ahead_m: 0.29,
+            ..ProbeConfig::default()
+        };
+        let mut req = request(0.5, 0.1);
+        req.heel_world.y = 0.0;
+        req.ball_world.y = 0.0;
+        let lost = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert!(lost.heel.is_none() && lost.toe.is_none(), "{lost:?}");
+        req.body_ground_world = Some(Vec3::ZERO);
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        for (hit, z) in [(r.heel, 0.5 + 0.1), (r.toe, 0.68 + 0.1)] {
+            let hit = hit.expect("hit the ramp");
+            assert!((hit.point.y - z * tan).abs() < 1e-4, "{hit:?} at z {z}");
+        }
+        // One ramp, not an edge between heel and toe (the bisection's rays start as high).
+        assert!(!r.riser, "{r:?}");
+        assert!(r.rays_cast > lost.rays_cast);
+        // Ground found from the foot: no extra ray.
+        let flat = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));
+        let on_flat = run_foot_probe(&flat, QueryFilter::GROUND, &config, &req);
+        assert_eq!(on_flat.rays_cast, 4);
     }
 }

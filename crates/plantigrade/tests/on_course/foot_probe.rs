@@ -19,6 +19,7 @@ fn request(heel_z: f32, offset_z: f32) -> FootProbeRequest {
         ahead_world: None,
         support_check_offset_world: None,
         support_check_below_y: None,
+        body_ground_world: None,
     }
 }
 

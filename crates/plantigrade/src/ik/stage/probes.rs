@@ -117,6 +117,8 @@ impl FootIk {
             FootProbeRequest {
                 support_check_offset_world,
                 support_check_below_y,
+                body_ground_world: (self.config.mode == FootIkMode::Predictive)
+                    .then_some(input.root_world),
                 heel_world,
                 ball_world,
                 look_ahead_offset_world: (velocity * time_left_s + landing_offset) * swing,
