@@ -102,6 +102,16 @@ fn kaykit_walks_and_runs_plant_each_foot_once_per_cycle_in_turn() {
     check_gait(&advanced, "Rig_Medium|Walking_Backwards", (0.15, 0.7));
 }
 
+/// Quaternius with its skin's vertices (its sole points from the skin, as the lab and the
+/// Bevy plugin read them); `None` (printed) without the shared assets.
+fn quaternius_with_skin() -> Option<ImportedAsset> {
+    let path = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")?;
+    Some(
+        load_path_with(&path, ImportOptions::default().with_skin_vertices(true))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display())),
+    )
+}
+
 /// Quaternius' walk strikes with the heel and rolls its toes 10 cm under the floor before
 /// toe-off (its sole points from the skin, as the lab and the Bevy plugin read them). With
 /// one floor for the foot, at the toes', the heel stood "in the air" for most of its
@@ -109,11 +119,9 @@ fn kaykit_walks_and_runs_plant_each_foot_once_per_cycle_in_turn() {
 /// graph measured the walk at 0.72 m/s instead of about 1.9.
 #[test]
 fn quaternius_walk_plants_each_foot_from_heel_strike_to_toe_off() {
-    let Some(path) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb") else {
+    let Some(asset) = quaternius_with_skin() else {
         return;
     };
-    let asset = load_path_with(&path, ImportOptions::default().with_skin_vertices(true))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     check_gait(&asset, "CharacterArmature|Walk", (0.35, 0.6));
 }
 
@@ -123,11 +131,9 @@ fn quaternius_walk_plants_each_foot_from_heel_strike_to_toe_off() {
 /// and the left's scuff was planted as a stance.
 #[test]
 fn quaternius_dash_plants_each_foot_and_not_the_toe_it_scuffs_mid_swing() {
-    let Some(path) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb") else {
+    let Some(asset) = quaternius_with_skin() else {
         return;
     };
-    let asset = load_path_with(&path, ImportOptions::default().with_skin_vertices(true))
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     check_gait(&asset, "CharacterArmature|Run", (0.05, 0.3));
 }
 

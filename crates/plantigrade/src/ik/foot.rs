@@ -241,6 +241,20 @@ fn rise_allowance_m(distance_m: f32, config: &ProbeConfig) -> f32 {
     (distance_m * tan).clamp(0.0, cap)
 }
 
+/// The heel and ball points `request` probes with its look-ahead `offset` (world xz): the
+/// ball moved by it, the heel where it lands relative to the ball when that is known.
+fn probe_points(request: &FootProbeRequest, offset: Vec2) -> (Vec3, Vec3) {
+    let shift = Vec3::new(offset.x, 0.0, offset.y);
+    let ball = request.ball_world + shift;
+    let heel = match request.landing_heel_from_ball_xz.filter(|v| v.is_finite()) {
+        Some(v) if offset.length_squared() > 0.0 => {
+            Vec3::new(ball.x + v.x, request.heel_world.y, ball.z + v.y)
+        }
+        _ => request.heel_world + shift,
+    };
+    (heel, ball)
+}
+
 /// Casts a foot's probes (IK-2, IK-3): heel and toe at the predicted point, retrying with
 /// half the look-ahead while both miss. Non-finite requests cast nothing.
 pub fn run_foot_probe(
@@ -282,14 +296,7 @@ pub fn run_foot_probe(
     let mut scale = 1.0;
     for retry in 0..=config.max_retries {
         let offset = request.look_ahead_offset_world * scale;
-        let shift = Vec3::new(offset.x, 0.0, offset.y);
-        let b = request.ball_world + shift;
-        let h = match request.landing_heel_from_ball_xz.filter(|v| v.is_finite()) {
-            Some(v) if offset.length_squared() > 0.0 => {
-                Vec3::new(b.x + v.x, request.heel_world.y, b.z + v.y)
-            }
-            _ => request.heel_world + shift,
-        };
+        let (h, b) = probe_points(request, offset);
         let extra_up_m = rise_allowance_m(offset.length(), config);
         let heel = cast_down(world, h, extra_up_m, config, filter);
         let toe = cast_down(world, b, extra_up_m, config, filter);
@@ -321,14 +328,7 @@ pub fn run_foot_probe(
     let mut from_body = false;
     if let (None, None, Some(_)) = (result.heel, result.toe, body) {
         let offset = request.look_ahead_offset_world;
-        let shift = Vec3::new(offset.x, 0.0, offset.y);
-        let b = request.ball_world + shift;
-        let h = match request.landing_heel_from_ball_xz.filter(|v| v.is_finite()) {
-            Some(v) if offset.length_squared() > 0.0 => {
-                Vec3::new(b.x + v.x, request.heel_world.y, b.z + v.y)
-            }
-            _ => request.heel_world + shift,
-        };
+        let (h, b) = probe_points(request, offset);
         result.heel = cast_down(world, h, over_body_m(h, offset), config, filter);
         result.toe = cast_down(world, b, over_body_m(b, offset), config, filter);
         result.rays_cast += 2;

@@ -467,14 +467,9 @@ pub(super) fn keep_swinging_leg_open(
     facing: Quat,
 ) -> f32 {
     let d = facing.inverse() * (target - fold.hip_world);
-    let gap_m = fold
-        .animated_gap_m
-        .min(SWING_FOLD_MIN_DROP * fold.leg_length_m);
-    let lowest_y = (fold.hip_world.y - gap_m).max(fold.floor_y + AIRBORNE_CLEARANCE_M);
-    let excess_m = target.y - lowest_y;
-    if excess_m.is_nan() || excess_m <= 0.0 {
+    let Some(excess_m) = over_hip_gap_m(target.y, fold, open_gap_m(fold)) else {
         return target.y;
-    }
+    };
     let weight = smoothstep((-d.z / SWING_FOLD_BEHIND_M).clamp(0.0, 1.0))
         * smoothstep((fold.liftoff_above_root_m / SWING_FOLD_GROUND_M).clamp(0.0, 1.0))
         * (1.0 - smoothstep(contact));
@@ -501,19 +496,27 @@ pub(super) fn keep_swing_under_hip(
     let d = facing.inverse() * (target - fold.hip_world);
     let across_m = Vec2::new(d.x, d.z).length();
     let near = 1.0 - smoothstep((across_m / (UNDER_HIP_REACH * fold.leg_length_m)).clamp(0.0, 1.0));
-    let gap_m = fold
-        .animated_gap_m
-        .min(SWING_FOLD_MIN_DROP * fold.leg_length_m)
-        .max(0.0)
-        * near;
-    let lowest_y = (fold.hip_world.y - gap_m).max(fold.floor_y + AIRBORNE_CLEARANCE_M);
-    let excess_m = target.y - lowest_y;
-    if excess_m.is_nan() || excess_m <= 0.0 {
+    let Some(excess_m) = over_hip_gap_m(target.y, fold, open_gap_m(fold).max(0.0) * near) else {
         return target.y;
-    }
+    };
     let ease_m = UNDER_HIP_EASE * fold.leg_length_m;
     let lowered_m = excess_m * excess_m / (excess_m + ease_m);
     target.y - lowered_m * (1.0 - smoothstep(contact))
+}
+
+/// The gap (m) a leg kept open holds a swinging ankle under its hip: the animation's own, at
+/// most [`SWING_FOLD_MIN_DROP`] of the leg.
+fn open_gap_m(fold: &LegFold) -> f32 {
+    fold.animated_gap_m
+        .min(SWING_FOLD_MIN_DROP * fold.leg_length_m)
+}
+
+/// How far (m) a swinging ankle at `target_y` is above `gap_m` under the hip, or above
+/// the ground where that is higher. `None` when it is not above.
+fn over_hip_gap_m(target_y: f32, fold: &LegFold, gap_m: f32) -> Option<f32> {
+    let lowest_y = (fold.hip_world.y - gap_m).max(fold.floor_y + AIRBORNE_CLEARANCE_M);
+    let excess_m = target_y - lowest_y;
+    (excess_m > 0.0).then_some(excess_m)
 }
 
 /// How far from the hip across the ground (share of the leg's length) a swinging ankle is
