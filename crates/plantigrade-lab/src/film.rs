@@ -44,6 +44,8 @@ const TITLE_PX: u32 = 56;
 pub(crate) const LEFT: RGBColor = RGBColor(30, 90, 210);
 pub(crate) const RIGHT: RGBColor = RGBColor(215, 55, 35);
 const TRUNK: RGBColor = RGBColor(60, 60, 60);
+const LEFT_ARM: RGBColor = RGBColor(150, 180, 235);
+const RIGHT_ARM: RGBColor = RGBColor(240, 165, 150);
 pub(crate) const GROUND: RGBColor = RGBColor(140, 95, 50);
 /// The debug draw's predicted landing: probes hit ground there, or missed.
 pub(crate) const PROBE_HIT: RGBColor = RGBColor(20, 150, 40);
@@ -56,11 +58,15 @@ pub struct Views {
     pub top: bool,
 }
 
-/// Where each limb belongs, for its colour.
+/// Where each limb belongs, for its colour: the legs in full colour, the arms in a pale
+/// shade of their side's and thinner, so the feet stay readable on a rig whose arms hang
+/// to its knees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limb {
     Left,
     Right,
+    LeftArm,
+    RightArm,
     Trunk,
 }
 
@@ -96,10 +102,10 @@ pub fn bones(skeleton: &Skeleton, map: &HumanoidMap) -> Vec<(usize, usize, Limb)
     let side_roots: Vec<(usize, Limb)> = Side::BOTH
         .iter()
         .flat_map(|&side| {
-            let limb = if side == Side::Left {
-                Limb::Left
+            let (leg_limb, arm_limb) = if side == Side::Left {
+                (Limb::Left, Limb::LeftArm)
             } else {
-                Limb::Right
+                (Limb::Right, Limb::RightArm)
             };
             let leg = map.legs[side.index()].thigh;
             let arm = map.arms[side.index()]
@@ -108,7 +114,9 @@ pub fn bones(skeleton: &Skeleton, map: &HumanoidMap) -> Vec<(usize, usize, Limb)
                     Some(p) if !trunk.contains(&p) => p,
                     _ => upper,
                 });
-            [leg, arm].into_iter().flatten().map(move |j| (j, limb))
+            [(leg, leg_limb), (arm, arm_limb)]
+                .into_iter()
+                .filter_map(|(j, limb)| Some((j?, limb)))
         })
         .collect();
     let limb_of = |mut joint: usize| loop {
@@ -170,7 +178,7 @@ impl Views {
 /// The line under a run's film title: its foot figures and the legend.
 pub fn subtitle(foot: &FootQuality, every_s: f32) -> String {
     format!(
-        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s · left blue, right red, □ locked ball, × predicted landing (animated height; green hit, red miss)",
+        "penetration max {:.1} mm · float p95 {:.1} mm · planted drift mean {:.1} mm · stance skate {:.3} · a figure every {every_s} s · left blue, right red (arms pale), □ locked ball, × predicted landing (animated height; green hit, red miss)",
         foot.penetration_max_mm,
         foot.float_p95_mm,
         foot.planted_drift_mean_mm,
@@ -182,7 +190,17 @@ fn colour(limb: Limb) -> RGBColor {
     match limb {
         Limb::Left => LEFT,
         Limb::Right => RIGHT,
+        Limb::LeftArm => LEFT_ARM,
+        Limb::RightArm => RIGHT_ARM,
         Limb::Trunk => TRUNK,
+    }
+}
+
+/// A bone's stroke width at scale 1 (px): arms thinner than legs and trunk.
+fn stroke_px(limb: Limb) -> f32 {
+    match limb {
+        Limb::LeftArm | Limb::RightArm => 1.0,
+        _ => 2.0,
     }
 }
 
@@ -651,7 +669,9 @@ fn draw_figure(
             chart,
             projection.project(a),
             projection.project(b),
-            colour(limb).mix(alpha).stroke_width((2.0 * scale) as u32),
+            colour(limb)
+                .mix(alpha)
+                .stroke_width((stroke_px(limb) * scale).round().max(1.0) as u32),
         )?;
     }
     for (foot, c) in [(0, LEFT), (1, RIGHT)] {
@@ -810,7 +830,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_mannequin_bones_are_split_into_left_right_and_trunk() {
+    fn the_mannequin_bones_are_split_into_legs_arms_and_trunk() {
         let m = plantigrade::mannequin::Mannequin::new();
         let bones = bones(&m.skeleton, &m.bones);
         let named = |name: &str| m.skeleton.find(name).unwrap();
@@ -822,7 +842,8 @@ mod tests {
         };
         assert_eq!(limb_of("calf_l"), Some(Limb::Left));
         assert_eq!(limb_of("foot_r"), Some(Limb::Right));
-        assert_eq!(limb_of("hand_l"), Some(Limb::Left));
+        assert_eq!(limb_of("hand_l"), Some(Limb::LeftArm));
+        assert_eq!(limb_of("upperarm_r"), Some(Limb::RightArm));
         assert_eq!(limb_of("head"), Some(Limb::Trunk));
         // No bone from the root at the feet up to the pelvis.
         assert_eq!(limb_of("pelvis"), None);
