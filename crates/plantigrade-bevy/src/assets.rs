@@ -48,13 +48,15 @@ use bevy::asset::{
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use glam::Affine3A;
+use plantigrade::bone_map::BoneMapError;
 use plantigrade::bone_map::BoneNames;
 use plantigrade::character::Character;
 use plantigrade::graph::roles::{generate_graph_at, ClipRoles, GaitSpeeds, RolesLoadError};
 use plantigrade::graph::{GraphAsset, GraphDef, GraphLoadError, GraphProblem, SourcePos};
 use plantigrade::prelude::CharacterSettings;
+use plantigrade::rig_clips::{clips_for_character, RigClipsError};
 use plantigrade::{Clip, HumanoidMap, Skeleton};
-use plantigrade_gltf::{error_chain, GltfError};
+use plantigrade_gltf::{error_chain, GltfError, ImportOptions, SkinVertices};
 
 use crate::{attach_character, PlantigradeCharacter};
 
@@ -98,6 +100,8 @@ pub struct RigAsset {
     clips: Vec<Clip>,
     skipped_channels: usize,
     skipped_clips: Vec<(String, String)>,
+    /// The skinned meshes' rest vertices: the feet's sockets on a rig without toe joints.
+    skin_vertices: SkinVertices,
 }
 
 impl RigAsset {
@@ -106,9 +110,35 @@ impl RigAsset {
         &self.skeleton
     }
 
-    /// One clip per glTF animation, named as in the file.
+    /// One clip per glTF animation, named as in the file, as the file has it: the foot
+    /// contacts a clip lacks are derived when a character is built, on its bone map
+    /// ([`Self::clips_for`]).
     pub fn clips(&self) -> &[Clip] {
         &self.clips
+    }
+
+    /// The bone map a character of this rig is built on, as the lab's `--character` builds
+    /// it: `names` (a bone-map file or `CharacterSettings::bone_map`) or detected, with the
+    /// sockets of a foot without a toe joint taken from the vertices weighted to it
+    /// ([`HumanoidMap::sockets_from_skin`]) instead of leg proportions.
+    pub fn bone_map(&self, names: Option<&BoneNames>) -> Result<HumanoidMap, BoneMapError> {
+        let mut map = match names {
+            Some(names) => HumanoidMap::from_names(&self.skeleton, names)?,
+            None => HumanoidMap::detect(&self.skeleton),
+        };
+        if !self.skin_vertices.is_empty() {
+            map.sockets_from_skin(&self.skeleton, |foot| {
+                self.skin_vertices
+                    .weighted_to(foot, plantigrade_gltf::FOOT_VERTEX_MIN_WEIGHT)
+            });
+        }
+        Ok(map)
+    }
+
+    /// The clips ready for a character on `map` ([`clips_for_character`]): contacts derived
+    /// where a clip has none, travel out of the pelvis of a rig that starts there.
+    pub fn clips_for(&self, map: &HumanoidMap) -> Result<Vec<Clip>, RigClipsError> {
+        Ok(clips_for_character(&self.skeleton, map, self.clips.clone())?.0)
     }
 
     /// How many animation channels were left out (morph weights, non-joint nodes …).
@@ -154,11 +184,18 @@ impl AssetLoader for RigLoader {
         if let Err(error) = reader.read_to_end(&mut bytes).await {
             return Err(RigLoadError::Io { path, error });
         }
-        // No base folder: the bytes may not come from the file system.
+        // No base folder: the bytes may not come from the file system. The skin's vertices
+        // give sockets to feet without toe joints; contacts are derived at build time, on
+        // the bone map the character uses.
+        let options = ImportOptions::default()
+            .with_skin_vertices(true)
+            .with_foot_contacts(false);
         let imported =
-            plantigrade_gltf::load_slice(&bytes, None).map_err(|error| RigLoadError::Gltf {
-                path: path.clone(),
-                error,
+            plantigrade_gltf::load_slice_with(&bytes, None, options).map_err(|error| {
+                RigLoadError::Gltf {
+                    path: path.clone(),
+                    error,
+                }
             })?;
         // A bad clip does not block the others: it is left out, said once here, and listed.
         let skipped_clips: Vec<(String, String)> = imported
@@ -174,6 +211,7 @@ impl AssetLoader for RigLoader {
             clips: imported.clips,
             skipped_channels: imported.skipped_channels.len(),
             skipped_clips,
+            skin_vertices: imported.skin_vertices,
         })
     }
 
@@ -249,8 +287,20 @@ impl GraphSource {
         gait_speeds: GaitSpeeds,
         bone_names: Option<&BoneNames>,
     ) -> Result<GraphAsset, GraphLoadError> {
+        let bones = rig.bone_map(bone_names).map_err(|e| GraphLoadError {
+            pos: None,
+            problem: GraphProblem::Roles(format!(
+                "the character's bone map does not fit the rig: {e}"
+            )),
+        })?;
+        let rig_clips = || {
+            rig.clips_for(&bones).map_err(|e| GraphLoadError {
+                pos: None,
+                problem: GraphProblem::Roles(e.to_string()),
+            })
+        };
         if self.roles.is_none() && !self.generated_clips {
-            let graph = GraphAsset::from_ron(&self.source, &rig.skeleton, rig.clips.clone())?;
+            let graph = GraphAsset::from_ron(&self.source, &rig.skeleton, rig_clips()?)?;
             // A graph written for another size of character (its walk placed at the
             // mannequin's 1.75 m/s over a small rig walking at 0.8) plays half Idle.
             if let Ok(def) = ron::from_str::<GraphDef>(&self.source) {
@@ -260,17 +310,6 @@ impl GraphSource {
             }
             return Ok(graph);
         }
-        let bones = match bone_names {
-            Some(names) => {
-                HumanoidMap::from_names(&rig.skeleton, names).map_err(|e| GraphLoadError {
-                    pos: None,
-                    problem: GraphProblem::Roles(format!(
-                        "the character's bone map does not fit the rig: {e}"
-                    )),
-                })?
-            }
-            None => HumanoidMap::detect(&rig.skeleton),
-        };
         let Some(roles) = &self.roles else {
             let generated =
                 plantigrade::mannequin::generate_clips(&rig.skeleton, &bones).map_err(|e| {
@@ -281,13 +320,13 @@ impl GraphSource {
                 })?;
             return generated.default_graph(&rig.skeleton);
         };
-        let generated =
-            generate_graph_at(roles, &rig.skeleton, &bones, &rig.clips, Some(gait_speeds))
-                .map_err(|e| GraphLoadError {
-                    pos: None,
-                    problem: GraphProblem::Roles(e.to_string()),
-                })?;
-        let clips = generated.clips_with_measured_speeds(rig.clips.clone());
+        let clips = rig_clips()?;
+        let generated = generate_graph_at(roles, &rig.skeleton, &bones, &clips, Some(gait_speeds))
+            .map_err(|e| GraphLoadError {
+                pos: None,
+                problem: GraphProblem::Roles(e.to_string()),
+            })?;
+        let clips = generated.clips_with_measured_speeds(clips);
         GraphAsset::from_def(&generated.def, &rig.skeleton, clips)
     }
 }
@@ -412,18 +451,25 @@ pub struct CharacterSource {
     /// `settings.bone_map`.
     pub bone_map: Option<Handle<BoneMapAsset>>,
     pub settings: CharacterSettings,
+    /// `settings` are for the mannequin's size and are scaled to the rig's leg length when
+    /// the character is built ([`CharacterSettings::scaled_to_rig`]: capsule, probe reach,
+    /// lock and placement distances, gait speeds …), as the lab's `--character` does. True
+    /// from [`Self::new`] and [`Self::with_mannequin_sized_settings`]; false from
+    /// [`Self::with_settings`], whose settings are taken as given.
+    pub scale_settings_to_rig: bool,
     pub joints: JointBinding,
 }
 
 impl CharacterSource {
-    /// A character of `rig` driven by `graph`, with default settings, bones detected,
-    /// [`JointBinding::Auto`].
+    /// A character of `rig` driven by `graph`, with default settings scaled to the rig's
+    /// size, bones detected, [`JointBinding::Auto`].
     pub fn new(rig: Handle<RigAsset>, graph: Handle<GraphSource>) -> Self {
         Self {
             rig,
             graph,
             bone_map: None,
             settings: CharacterSettings::default(),
+            scale_settings_to_rig: true,
             joints: JointBinding::Auto,
         }
     }
@@ -433,8 +479,18 @@ impl CharacterSource {
         self
     }
 
+    /// Settings taken as given, for this rig's size (not scaled).
     pub fn with_settings(mut self, settings: CharacterSettings) -> Self {
         self.settings = settings;
+        self.scale_settings_to_rig = false;
+        self
+    }
+
+    /// Settings tuned at the mannequin's size (e.g. the defaults with a field changed),
+    /// scaled to the rig when the character is built.
+    pub fn with_mannequin_sized_settings(mut self, settings: CharacterSettings) -> Self {
+        self.settings = settings;
+        self.scale_settings_to_rig = true;
         self
     }
 
@@ -688,9 +744,16 @@ fn try_build(
         }
     };
 
-    let gait_speeds = GaitSpeeds::of(&source.settings.motion);
-    // The bone map the character is built with: a role map's graph is generated on it too.
+    // The bone map the character is built with (a bone-map file wins over the settings'),
+    // sockets from the skin included: a role map's graph is generated on it too.
     let bone_names = bone_map.map(|m| &m.0).or(source.settings.bone_map.as_ref());
+    let map = rig.bone_map(bone_names).map_err(|e| {
+        CharacterSourceError::Character(Box::new(plantigrade::character::CharacterError::BoneMap(
+            e,
+        )))
+    })?;
+    let settings = settings_for_rig(entity, source, rig.skeleton(), &map);
+    let gait_speeds = GaitSpeeds::of(&settings.motion);
     let key = (
         source.rig.id(),
         source.graph.id(),
@@ -716,11 +779,8 @@ fn try_build(
             asset
         }
     };
-    let mut builder = Character::builder(asset).settings(source.settings.clone());
-    if let Some(map) = bone_map {
-        builder = builder.bone_map(map.0.clone());
-    }
-    let character = builder
+    let character = Character::builder(asset)
+        .settings(settings)
         .spawn(transform.translation, yaw_of(transform.rotation))
         .map_err(|e| CharacterSourceError::Character(Box::new(e)))?;
 
@@ -748,6 +808,34 @@ fn try_build(
     let bound_joints = bound.iter().flatten().count();
     attach_character(commands, entity, character, &bound, rebase);
     Ok(Some(CharacterSourceStatus::Built { bound_joints }))
+}
+
+/// The settings a character of `source` is built with: scaled to the rig's leg length
+/// unless given for its size (a rig whose legs cannot be measured keeps them, with a
+/// warning), with the bone map in use (`map`, skin sockets included) written in.
+fn settings_for_rig(
+    entity: Entity,
+    source: &CharacterSource,
+    skeleton: &Skeleton,
+    map: &HumanoidMap,
+) -> CharacterSettings {
+    let settings = if source.scale_settings_to_rig {
+        match source.settings.scaled_to_rig(skeleton, map) {
+            Ok((scaled, _)) => scaled,
+            Err(e) => {
+                warn!(
+                    "plantigrade: character {entity}: settings left at the mannequin's size: {e}"
+                );
+                source.settings.clone()
+            }
+        }
+    } else {
+        source.settings.clone()
+    };
+    CharacterSettings {
+        bone_map: Some(map.to_names(skeleton)),
+        ..settings
+    }
 }
 
 /// The asset if loaded, `None` while loading, an error if its load failed.
@@ -880,6 +968,7 @@ mod tests {
                 .collect(),
             skipped_channels: 0,
             skipped_clips: Vec::new(),
+            skin_vertices: SkinVertices::default(),
         };
         let graph = GraphSource {
             source: String::new(),

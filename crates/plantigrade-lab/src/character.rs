@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use plantigrade::foot_contacts::{add_derived_foot_contacts, FootContactConfig};
 use plantigrade::graph::roles::{generate_graph_at, ClipRoles, GaitSpeeds};
 use plantigrade::graph::{remove_travel, GraphAsset, RootSource};
+use plantigrade::rig_clips::clips_for_character;
 use plantigrade::settings::CharacterSettings;
 use plantigrade::HumanoidMap;
 use plantigrade_gltf::ImportOptions;
@@ -245,18 +245,10 @@ pub fn load_actor(files: &CharacterFiles) -> anyhow::Result<Actor> {
         }
         (None, false) => (asset.clips.clone(), None),
     };
-    let (clips, _) =
-        add_derived_foot_contacts(skeleton, &map, own_clips, &FootContactConfig::default());
-    // A rig that starts at its pelvis keeps the pelvis's motion in the pose (the character
-    // detects it); clips exported with their travel in the pelvis play in place instead.
-    let clips = match RootSource::of(skeleton, &map) {
-        Some(RootSource::Pelvis { joint }) => clips
-            .iter()
-            .map(|clip| remove_travel(clip, joint))
-            .collect::<Result<Vec<_>, _>>()
-            .context("taking the travel out of the clips")?,
-        _ => clips,
-    };
+    // Contacts derived on the map in use; a rig that starts at its pelvis keeps the
+    // pelvis's motion in the pose (the character detects it), and clips exported with their
+    // travel in the pelvis play in place instead.
+    let (clips, _) = clips_for_character(skeleton, &map, own_clips)?;
     let scale = plantigrade::rig_scale::rig_scale(skeleton, &map).with_context(|| {
         format!(
             "{} has no usable legs (`plantigrade-lab inspect {}` says why)",

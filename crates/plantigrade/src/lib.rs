@@ -73,6 +73,7 @@ pub mod motion;
 pub mod pose;
 pub mod prelude;
 pub mod retarget;
+pub mod rig_clips;
 pub mod rig_scale;
 pub mod settings;
 pub mod skeleton;
