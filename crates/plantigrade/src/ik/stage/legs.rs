@@ -426,13 +426,19 @@ pub(super) fn limit_knee_bend(
 /// nears the reach across the ground, where that point rises to the hip's height (lifted
 /// all the way up to it on one tick and not at all on the next, Quaternius' running feet,
 /// out at the front of their clip's own reach, jumped by up to 40 cm a tick). `None` when
-/// it is within reach or out of it across the ground.
+/// it is within reach, out of it across the ground, or above the hip.
 fn raise_out_of_reach_swing(hip: Vec3, target: Vec3, reach_m: f32) -> Option<f32> {
     let d = target - hip;
     let across_m = (d.x * d.x + d.z * d.z).sqrt();
     let room_sq = reach_m * reach_m - across_m * across_m;
     let past_reach_m = d.length() - reach_m;
-    if !(room_sq > 0.0 && past_reach_m > 0.0) {
+    // Out of reach above the hip (a small rig's front foot up a steep ramp, its pelvis
+    // pulled down to the foot behind) there is no reachable point above the target: the
+    // lowest one on the reach sphere is under the hip, and lifting "toward" it took the
+    // foot 60 cm into the ramp. The solve's reach along the leg is above the ground there
+    // (between the hip and a target on the ground). Out of reach means |d.y| > the room,
+    // so this switches only where the weight's across term is 0.
+    if !(room_sq > 0.0 && past_reach_m > 0.0 && d.y < 0.0) {
         return None;
     }
     let lowest_y = hip.y - room_sq.sqrt();
@@ -743,6 +749,14 @@ mod tests {
             raise_out_of_reach_swing(hip, Vec3::new(0.0, 0.05, 0.6), reach_m),
             None
         );
+        // Out of reach above the hip (up a steep ramp), swept over it from behind to ahead:
+        // never moved down (it was taken to the reach sphere's bottom, under the hip).
+        for k in -500..=500 {
+            let target = hip + Vec3::new(0.0, 0.45, 0.001 * k as f32);
+            if let Some(y) = raise_out_of_reach_swing(hip, target, reach_m) {
+                assert!(y >= target.y, "{y} for a target at {target}");
+            }
+        }
     }
 
     #[test]
