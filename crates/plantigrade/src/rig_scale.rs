@@ -64,9 +64,13 @@ impl CharacterSettings {
 
         let f = &mut s.foot_ik;
         f.probe.look_ahead_full_speed_m_s *= speed;
-        f.probe.probe_up_m *= length;
+        // A ray starts above the foot by at least a human stair's riser, as the step the
+        // capsule climbs does (`level`): Quaternius' 0.2 m (0.65 of 0.3) started its toe
+        // ray inside the 20 cm step ahead, found nothing and set its ball 10 cm into it.
+        let level = length.max(1.0);
+        f.probe.probe_up_m *= level;
         f.probe.probe_down_m *= length;
-        f.probe.max_rise_ahead_m *= length;
+        f.probe.max_rise_ahead_m *= level;
         f.probe.edge_mismatch_m *= length;
         f.pelvis.max_drop_m *= length;
         f.pelvis.max_raise_m *= length;
@@ -317,6 +321,15 @@ mod tests {
             half.foot_ik.lock.max_distance_m,
             0.5 * base.foot_ik.lock.max_distance_m
         ));
+        // A probe starts a human riser above the foot whatever the rig's size, and
+        // higher above a bigger one's.
+        for probe in [
+            |s: &CharacterSettings| s.foot_ik.probe.probe_up_m,
+            |s: &CharacterSettings| s.foot_ik.probe.max_rise_ahead_m,
+        ] {
+            assert_eq!(probe(&half), probe(&base));
+            assert!(close(probe(&base.scaled(2.0).unwrap()), 2.0 * probe(&base)));
+        }
         // The pelvis's threshold for the capsule's steps keeps them human for a smaller
         // rig, and grows with a bigger one, as the step height does.
         assert_eq!(

@@ -345,7 +345,16 @@ pub(crate) mod testing {
             assert!(dir.y < -0.999, "probes cast straight down");
             let (height_m, normal) = (self.ground)(origin.x, origin.z)?;
             let distance_m = origin.y - height_m;
-            (0.0..=max).contains(&distance_m).then_some(RayHit {
+            // The ground is solid, as rapier's ray casts see colliders: a ray starting
+            // under its surface hits at once, at distance 0, where it starts.
+            if distance_m < 0.0 {
+                return Some(RayHit {
+                    point: origin,
+                    normal,
+                    distance_m: 0.0,
+                });
+            }
+            (distance_m <= max).then_some(RayHit {
                 point: Vec3::new(origin.x, height_m, origin.z),
                 normal,
                 distance_m,

@@ -211,8 +211,44 @@ impl FootProbeResult {
 /// put it within 1/32 of the foot, about 6 mm).
 const EDGE_BISECTIONS: u8 = 4;
 
+/// What a ray down found.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Cast {
+    Ground(RayHit),
+    Nothing,
+    /// It started inside something (a wall, a step it is below): no ground to stand on
+    /// there, but something higher than the ray's start.
+    StartedInside,
+}
+
+impl Cast {
+    fn hit(self) -> Option<RayHit> {
+        match self {
+            Cast::Ground(hit) => Some(hit),
+            Cast::Nothing | Cast::StartedInside => None,
+        }
+    }
+}
+
 /// A ray down through `point_world`, from `probe_up_m` plus `extra_up_m` above it to
 /// `probe_down_m` below it.
+fn cast_down_seen(
+    world: &dyn SpatialQueries,
+    point_world: Vec3,
+    extra_up_m: f32,
+    config: &ProbeConfig,
+    filter: QueryFilter,
+) -> Cast {
+    let up_m = config.probe_up_m + extra_up_m;
+    let origin = point_world + Vec3::Y * up_m;
+    match world.cast_ray(origin, -Vec3::Y, up_m + config.probe_down_m, filter) {
+        Some(hit) if hit.distance_m > STARTED_INSIDE_M => Cast::Ground(hit),
+        Some(_) => Cast::StartedInside,
+        None => Cast::Nothing,
+    }
+}
+
+/// [`cast_down_seen`]'s ground, if any.
 fn cast_down(
     world: &dyn SpatialQueries,
     point_world: Vec3,
@@ -220,13 +256,7 @@ fn cast_down(
     config: &ProbeConfig,
     filter: QueryFilter,
 ) -> Option<RayHit> {
-    let up_m = config.probe_up_m + extra_up_m;
-    let origin = point_world + Vec3::Y * up_m;
-    // A ray that starts inside something (a wall, a step it is below) hits at once: that
-    // is no ground to stand on.
-    world
-        .cast_ray(origin, -Vec3::Y, up_m + config.probe_down_m, filter)
-        .filter(|hit| hit.distance_m > STARTED_INSIDE_M)
+    cast_down_seen(world, point_world, extra_up_m, config, filter).hit()
 }
 
 /// A hit this close to the ray's start (m) means the ray started inside geometry.
@@ -387,9 +417,24 @@ pub fn run_foot_probe(
         }
     }
     if request.look_ahead_offset_world.length_squared() > 1e-6 {
-        result.heel_here = cast_down(world, request.heel_world, 0.0, config, filter);
-        result.toe_here = cast_down(world, request.ball_world, 0.0, config, filter);
-        result.rays_cast += 2;
+        // Under the animated heel and ball. A ray that starts inside something is cast
+        // again from a step higher: a small rig's body (and its animated feet) can be a
+        // tread or two below the stairs its swinging foot is over, and a foot with nothing
+        // under it is not kept off the tread it passes through.
+        for (point, here) in [
+            (request.heel_world, &mut result.heel_here),
+            (request.ball_world, &mut result.toe_here),
+        ] {
+            let seen = cast_down_seen(world, point, 0.0, config, filter);
+            result.rays_cast += 1;
+            *here = match seen {
+                Cast::StartedInside => {
+                    result.rays_cast += 1;
+                    cast_down(world, point, config.max_rise_ahead_m, config, filter)
+                }
+                seen => seen.hit(),
+            };
+        }
         if let Some(ahead) = request.ball_ahead_world.filter(|p| p.is_finite()) {
             let hit = cast_down(world, ahead, 0.0, config, filter);
             result.rays_cast += 1;
@@ -957,6 +1002,24 @@ mod tests {
         let world = HeightWorld::new(|_, _| Some((0.29, Vec3::Y)));
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
         assert_eq!(r.heel.unwrap().point.y, 0.29);
+    }
+
+    #[test]
+    fn ground_over_an_animated_foot_deep_under_it_is_found_from_a_step_higher() {
+        // A small rig's body a tread or two below the stairs its swinging foot is over:
+        // the animated heel and ball 40 cm under the top of the step they are over, so
+        // their rays start inside it. Cast again from a step higher, they find its top.
+        let world = HeightWorld::new(|_, z| Some((if z < 1.0 { 0.0 } else { 0.45 }, Vec3::Y)));
+        let config = ProbeConfig::default();
+        let mut req = request(1.02, 0.1);
+        req.heel_world.y = 0.05;
+        req.ball_world.y = 0.05;
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.heel_here.map(|h| h.point.y), Some(0.45), "{r:?}");
+        assert_eq!(r.toe_here.map(|h| h.point.y), Some(0.45), "{r:?}");
+        // Over the floor, the floor.
+        let over_floor = run_foot_probe(&world, QueryFilter::GROUND, &config, &request(0.2, 0.1));
+        assert_eq!(over_floor.toe_here.map(|h| h.point.y), Some(0.0));
     }
 
     #[test]
