@@ -355,14 +355,14 @@ fn ual_rig_with_generated_clips_climbs_the_stairs_with_foot_ik() {
 /// Issue 17 item 10 as the lab's `--character` builds it: Quaternius' character with only
 /// its role map gets the settings scaled to its legs (0.65 of the mannequin's) and foot
 /// sockets from its skin (it has no toe joints, so without the skin they would come from
-/// leg proportions), and walks the flat lane and up the 20° ramp planted. (Up the
-/// stairs its stance ball stands past a riser: not yet asserted, see issue 17's notes.)
+/// leg proportions), and walks the flat lane, up the 20° ramp and up both flights planted
+/// (its rays once started inside the step ahead and left its ball 5–10 cm in the riser).
 #[test]
 fn quaternius_rig_with_only_a_roles_file_is_sized_and_footed_as_in_the_lab() {
     let Some(path) = plantigrade_test_assets::require(QUATERNIUS.file) else {
         return;
     };
-    for section in ["flat", "ramp_20deg"] {
+    for section in ["flat", "ramp_20deg", "stairs_15cm", "stairs_20cm"] {
         let walk = walk_rig(
             path.parent().unwrap(),
             QUATERNIUS,
