@@ -477,6 +477,10 @@ impl FootIk {
             return None;
         }
         let facing = Quat::from_rotation_y(yaw);
+        // A capsule step taken back now, before the feet are placed: they are placed
+        // on the body as it is this tick (see `PelvisOffset::step_taken_back_m`).
+        self.pelvis
+            .take_back_step(&config.pelvis, root.y, input.grounded, dt_s);
         let on = config.mode != FootIkMode::None && input.grounded;
         let first = !self.started;
         self.started = true;
@@ -514,7 +518,10 @@ impl FootIk {
         for i in 0..2 {
             let anim = tick.animated[i];
             let state = &mut self.feet[i];
-            let ankle_anim_world = tick.root_world + tick.facing * anim.ankle_model;
+            // The animated foot goes with the body, which lags the capsule's step.
+            let ankle_anim_world = tick.root_world
+                + tick.facing * anim.ankle_model
+                + Vec3::Y * self.pelvis.step_taken_back_m;
             feet.targets_world[i] = ankle_anim_world;
             let contact_curve = input.contact_curve[i];
             let raw_contact = update_contact(state, contact_curve, ankle_anim_world, tick, &config);
