@@ -10,6 +10,7 @@ use anyhow::Context;
 use plantigrade::graph::roles::{generate_graph, ClipRoles};
 use plantigrade::graph::{check_root_motion, GraphAsset, MachineId, ParamId, RootSource};
 use plantigrade::mannequin::{self, Mannequin};
+use plantigrade::rig_clips::clips_for_character;
 use plantigrade::{Clip, HumanoidMap, Skeleton};
 use plantigrade_gltf::{AddedClips, ImportOptions, ImportedAsset};
 
@@ -51,7 +52,12 @@ pub fn generate(
         "--generate needs the character's clips: --clips FILE.glb (repeat it for clips in \
          several files)"
     );
-    let asset = load_clips(clips_files)?;
+    // As `run --character` loads a rig: sockets from the skin where the feet have no toe
+    // joints, contacts derived on that map (the gait speeds are measured from the soles).
+    let options = ImportOptions::default()
+        .with_skin_vertices(true)
+        .with_foot_contacts(false);
+    let asset = load_clips_with(clips_files, options)?;
     let roles_label = roles_file.display().to_string();
     let text =
         std::fs::read_to_string(roles_file).with_context(|| format!("reading {roles_label}"))?;
@@ -62,8 +68,10 @@ pub fn generate(
             return Ok(false);
         }
     };
-    let bones = HumanoidMap::detect(&asset.skeleton);
-    let generated = match generate_graph(&roles, &asset.skeleton, &bones, &asset.clips) {
+    let mut bones = HumanoidMap::detect(&asset.skeleton);
+    asset.sockets_from_skin(&mut bones);
+    let (clips, _) = clips_for_character(&asset.skeleton, &bones, asset.clips.clone())?;
+    let generated = match generate_graph(&roles, &asset.skeleton, &bones, &clips) {
         Ok(generated) => generated,
         Err(err) => {
             println!("{roles_label}: {err}");
@@ -122,7 +130,7 @@ pub fn generate(
         &ron,
         &label,
         &asset.skeleton,
-        asset.clips,
+        clips,
         &files_label(clips_files),
     )
 }
