@@ -75,9 +75,9 @@ pub fn required_drop_m(
 pub struct PelvisOffset {
     pub offset_m: f32,
     /// The part of `offset_m` that is root steps taken back, easing out with it (m): how
-    /// far the body lags the capsule's step. Swinging feet lag with it, or a foot in the
-    /// air rose with the capsule while the pelvis stayed, and the knee folded by the whole
-    /// riser in a tick (KayKit up 15 cm stairs, 54 cm).
+    /// far the body lags the capsule's step. The animated feet are placed on the body, so
+    /// they lag with it too, rather than rise with the capsule while the pelvis stays
+    /// (KayKit's own clips over the terrain runs from four starts: 1206 → 1166 pops).
     pub step_taken_back_m: f32,
     last_root_y_m: Option<f32>,
 }
