@@ -126,12 +126,8 @@ impl RigAsset {
             Some(names) => HumanoidMap::from_names(&self.skeleton, names)?,
             None => HumanoidMap::detect(&self.skeleton),
         };
-        if !self.skin_vertices.is_empty() {
-            map.sockets_from_skin(&self.skeleton, |foot| {
-                self.skin_vertices
-                    .weighted_to(foot, plantigrade_gltf::FOOT_VERTEX_MIN_WEIGHT)
-            });
-        }
+        self.skin_vertices
+            .feet_sockets_into(&self.skeleton, &mut map);
         Ok(map)
     }
 

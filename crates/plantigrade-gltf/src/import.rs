@@ -122,12 +122,7 @@ impl ImportedAsset {
     /// ([`plantigrade::FootSockets::from_sole_points`]). Needs
     /// [`ImportOptions::skin_vertices`]; returns how many feet changed.
     pub fn sockets_from_skin(&self, map: &mut HumanoidMap) -> usize {
-        if self.skin_vertices.is_empty() {
-            return 0;
-        }
-        map.sockets_from_skin(&self.skeleton, |foot| {
-            self.skin_vertices.weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
-        })
+        self.skin_vertices.feet_sockets_into(&self.skeleton, map)
     }
 }
 
@@ -266,11 +261,7 @@ pub fn load_slice_with(
     };
     let (clips, foot_contacts) = if options.foot_contacts {
         let mut map = HumanoidMap::detect(&rig.skeleton);
-        if !skin_vertices.is_empty() {
-            map.sockets_from_skin(&rig.skeleton, |foot| {
-                skin_vertices.weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
-            });
-        }
+        skin_vertices.feet_sockets_into(&rig.skeleton, &mut map);
         add_derived_foot_contacts(&rig.skeleton, &map, clips, &FootContactConfig::default())
     } else {
         (clips, Vec::new())

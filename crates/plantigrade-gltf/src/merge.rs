@@ -11,7 +11,7 @@ use plantigrade::{HumanoidMap, JointTracks, Skeleton};
 use crate::error::GltfError;
 use crate::import::{
     load_slice_with, ImportOptions, ImportedAsset, SkippedChannel, SkippedClip,
-    FOOT_VERTEX_MIN_WEIGHT, MAX_CLIP_JOINT_SLOTS,
+    MAX_CLIP_JOINT_SLOTS,
 };
 
 /// How many joint names a [`SkeletonMismatch::FewCommonJoints`] lists.
@@ -196,11 +196,7 @@ impl ImportedAsset {
 
         let added = if options.foot_contacts {
             let mut map = HumanoidMap::detect(&self.skeleton);
-            if !self.skin_vertices.is_empty() {
-                map.sockets_from_skin(&self.skeleton, |foot| {
-                    self.skin_vertices.weighted_to(foot, FOOT_VERTEX_MIN_WEIGHT)
-                });
-            }
+            self.sockets_from_skin(&mut map);
             let (clips, contacts) = add_derived_foot_contacts(
                 &self.skeleton,
                 &map,

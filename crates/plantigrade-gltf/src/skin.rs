@@ -50,6 +50,24 @@ impl SkinVertices {
     pub fn is_empty(&self) -> bool {
         self.positions_model.is_empty()
     }
+
+    /// Sockets from these vertices for the feet of `map` that have no toe joint (their
+    /// sockets came from leg proportions): the vertices weighted at least
+    /// [`crate::FOOT_VERTEX_MIN_WEIGHT`] to each foot joint
+    /// ([`plantigrade::FootSockets::from_sole_points`]). Returns how many feet changed (0
+    /// without vertices).
+    pub fn feet_sockets_into(
+        &self,
+        skeleton: &plantigrade::Skeleton,
+        map: &mut plantigrade::HumanoidMap,
+    ) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        map.sockets_from_skin(skeleton, |foot| {
+            self.weighted_to(foot, crate::FOOT_VERTEX_MIN_WEIGHT)
+        })
+    }
 }
 
 /// Reads every primitive of every skinned mesh node. `joint_of_node[node]` is the skeleton

@@ -54,10 +54,11 @@ pub fn generate(
     );
     // As `run --character` loads a rig: sockets from the skin where the feet have no toe
     // joints, contacts derived on that map (the gait speeds are measured from the soles).
-    let options = ImportOptions::default()
-        .with_skin_vertices(true)
-        .with_foot_contacts(false);
-    let asset = load_clips_with(clips_files, options)?;
+    let (asset, bones) = crate::character::load_rig(&crate::character::CharacterFiles {
+        file: clips_files[0].clone(),
+        clips: clips_files[1..].to_vec(),
+        ..Default::default()
+    })?;
     let roles_label = roles_file.display().to_string();
     let text =
         std::fs::read_to_string(roles_file).with_context(|| format!("reading {roles_label}"))?;
@@ -68,8 +69,6 @@ pub fn generate(
             return Ok(false);
         }
     };
-    let mut bones = HumanoidMap::detect(&asset.skeleton);
-    asset.sockets_from_skin(&mut bones);
     let (clips, _) = clips_for_character(&asset.skeleton, &bones, asset.clips.clone())?;
     let generated = match generate_graph(&roles, &asset.skeleton, &bones, &clips) {
         Ok(generated) => generated,
