@@ -61,6 +61,7 @@ fn foot_ik(c: &mut Criterion) {
                     root_world: root,
                     facing_yaw_rad: 0.0,
                     velocity_world: Vec3::new(0.0, 0.0, 1.4),
+                    step_overshoot_world: Vec3::ZERO,
                     grounded: true,
                     dt_s: 1.0 / 60.0,
                     contact_curve: *contact,

@@ -57,6 +57,8 @@ pub(super) struct PlacementInput<'a> {
     pub root_world: Vec3,
     pub facing_yaw_rad: f32,
     pub velocity_world: Vec3,
+    /// This tick's step-up overshoot (see `MovementOutput::step_overshoot_world`).
+    pub step_overshoot_world: Vec3,
     pub grounded: bool,
     pub dt_s: f32,
     pub lod_weight: f32,
@@ -243,6 +245,7 @@ impl FootPlacement {
             root_world: input.root_world,
             facing_yaw_rad: input.facing_yaw_rad,
             velocity_world: input.velocity_world,
+            step_overshoot_world: input.step_overshoot_world,
             grounded: input.grounded,
             dt_s: input.dt_s,
             contact_curve: self.foot_contact,

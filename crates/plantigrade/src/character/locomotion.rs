@@ -34,6 +34,7 @@ impl Locomotion {
                 landing: None,
                 jumped: false,
                 actual_velocity_world: Vec3::ZERO,
+                step_overshoot_world: Vec3::ZERO,
                 facing_yaw_rad: movement.facing_yaw_rad(),
             },
             last_move: MoveResult {

@@ -593,6 +593,7 @@ impl Character {
             root_world: self.locomotion.feet_world,
             facing_yaw_rad: self.locomotion.movement.facing_yaw_rad(),
             velocity_world: output.actual_velocity_world,
+            step_overshoot_world: output.step_overshoot_world,
             grounded: output.vars.is_grounded,
             dt_s,
             lod_weight,

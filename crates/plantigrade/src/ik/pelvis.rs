@@ -79,6 +79,10 @@ pub struct PelvisOffset {
     /// they lag with it too, rather than rise with the capsule while the pelvis stays
     /// (KayKit's own clips over the terrain runs from four starts: 1206 → 1166 pops).
     pub step_taken_back_m: f32,
+    /// How far the body lags the capsule across the ground (m, world, horizontal): a
+    /// step-up's overshoot past the move asked for (see [`Self::take_back_overshoot`]),
+    /// easing out with `step_taken_back_m`. Applied to the pelvis and to the animated feet.
+    pub step_lag_world: Vec3,
     last_root_y_m: Option<f32>,
 }
 
@@ -124,8 +128,22 @@ impl PelvisOffset {
         };
     }
 
+    /// A capsule step-up's horizontal overshoot past the move asked for (m, world; see
+    /// `MovementOutput::step_overshoot_world`) taken back: the body stays where the move
+    /// asked and catches up as the step eases out, rather than jump ahead with the capsule
+    /// (KayKit's 7 cm in a tick at every riser, the mannequin's 13 cm at 144 Hz where a
+    /// ramp meets a flight).
+    pub fn take_back_overshoot(&mut self, config: &PelvisConfig, overshoot_world: Vec3) {
+        let horizontal = Vec3::new(overshoot_world.x, 0.0, overshoot_world.z);
+        if horizontal.is_finite() {
+            self.step_lag_world =
+                (self.step_lag_world - horizontal).clamp_length_max(config.max_drop_m.max(0.0));
+        }
+    }
+
     /// The second half of [`Self::update`]: the offset eased toward `target_offset_m`, the
-    /// step taken back easing out by the same share. Returns the offset.
+    /// step taken back (and the lag across the ground) easing out by the same share.
+    /// Returns the offset.
     pub fn ease(&mut self, config: &PelvisConfig, target_offset_m: f32, dt_s: f32) -> f32 {
         let dt_s = if dt_s.is_finite() { dt_s.max(0.0) } else { 0.0 };
         let target = if target_offset_m.is_finite() {
@@ -142,12 +160,17 @@ impl PelvisOffset {
         self.offset_m += (target - self.offset_m) * share;
         self.offset_m = self.offset_m.clamp(-config.max_drop_m, config.max_raise_m);
         self.step_taken_back_m *= 1.0 - share;
+        self.step_lag_world *= 1.0 - share;
         self.step_taken_back_m = self
             .step_taken_back_m
             .clamp(-config.max_drop_m, config.max_raise_m);
-        if !(self.offset_m.is_finite() && self.step_taken_back_m.is_finite()) {
+        if !(self.offset_m.is_finite()
+            && self.step_taken_back_m.is_finite()
+            && self.step_lag_world.is_finite())
+        {
             self.offset_m = 0.0;
             self.step_taken_back_m = 0.0;
+            self.step_lag_world = Vec3::ZERO;
         }
         self.offset_m
     }
@@ -224,6 +247,38 @@ mod tests {
         }
         assert!(
             p.step_taken_back_m.abs() < 1e-4 && (p.offset_m + 0.1).abs() < 1e-3,
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_step_ups_overshoot_is_lagged_and_eases_out_with_the_step() {
+        let config = PelvisConfig::default();
+        let dt = 1.0 / 60.0;
+        let mut p = PelvisOffset::default();
+        p.update(&config, 0.0, 0.0, true, dt);
+        // Up 0.2 m and 5 cm past the move asked for along +Z.
+        p.take_back_overshoot(&config, Vec3::new(0.0, 0.3, 0.05));
+        p.take_back_step(&config, 0.2, true, dt);
+        assert_eq!(
+            p.step_lag_world,
+            Vec3::new(0.0, 0.0, -0.05),
+            "vertical ignored"
+        );
+        let before = p;
+        p.ease(&config, 0.0, dt);
+        let share = 1.0 - p.step_taken_back_m / before.step_taken_back_m;
+        assert!((p.step_lag_world.z - before.step_lag_world.z * (1.0 - share)).abs() < 1e-6);
+        for _ in 0..300 {
+            p.update(&config, 0.0, 0.2, true, dt);
+        }
+        assert!(p.step_lag_world.length() < 1e-4, "{p:?}");
+        // Bad input leaves it as it was; the lag never grows past the pelvis's reach.
+        p.take_back_overshoot(&config, Vec3::NAN);
+        assert!(p.step_lag_world.is_finite());
+        p.take_back_overshoot(&config, Vec3::new(50.0, 0.0, 0.0));
+        assert!(
+            p.step_lag_world.length() <= config.max_drop_m + 1e-6,
             "{p:?}"
         );
     }

@@ -50,6 +50,25 @@ pub fn turn_toward(current_rad: f32, target_rad: f32, max_step_rad: f32) -> f32 
 }
 
 /// Moves `from` toward `to` by at most `max_step` (a straight line in velocity space).
+/// The part of `translation` past `requested` (horizontal, m) along it: a step-up's
+/// overshoot, as a horizontal world vector (zero when the move went no farther than asked,
+/// or nothing was asked).
+fn overshoot_m(translation: Vec3, requested: Vec2) -> Vec3 {
+    let Some(dir) = requested.try_normalize() else {
+        return Vec3::ZERO;
+    };
+    let along = Vec2::new(translation.x, translation.z).dot(dir);
+    let past = along - requested.length();
+    if past.is_finite() && past > OVERSHOOT_MIN_M {
+        Vec3::new(dir.x * past, 0.0, dir.y * past)
+    } else {
+        Vec3::ZERO
+    }
+}
+
+/// A move this little past the request (m) is rounding, not a step-up's overshoot.
+const OVERSHOOT_MIN_M: f32 = 1e-3;
+
 pub fn move_toward(from: Vec2, to: Vec2, max_step: f32) -> Vec2 {
     let max_step = if max_step.is_nan() {
         0.0
@@ -106,6 +125,8 @@ struct TickPlan {
     jumped: bool,
     /// Root-motion translation added this tick (m, world).
     root_motion_world_m: Vec3,
+    /// The horizontal move asked for this tick (m, world x, z).
+    requested_horizontal_m: Vec2,
     /// Vertical displacement asked for by the vertical velocity alone (m).
     vertical_request_m: f32,
     /// Vertical velocity at the start of the tick, after a jump (m/s).
@@ -123,8 +144,13 @@ pub struct MovementOutput {
     pub landing: Option<Landing>,
     /// A jump started this tick.
     pub jumped: bool,
-    /// The real velocity of the move (m/s, world): displacement / dt (zero for dt = 0).
+    /// The real velocity of the move (m/s, world): displacement / dt (zero for dt = 0),
+    /// less `step_overshoot_world`.
     pub actual_velocity_world: Vec3,
+    /// How far this tick's move went past the horizontal move asked for, along it (m,
+    /// world, horizontal): a capsule stepping up a riser set down on the tread beyond the
+    /// request. Zero otherwise. The capsule went there; the body catches up with it.
+    pub step_overshoot_world: Vec3,
     /// Facing after this tick (rad, world yaw, `-π..=π`).
     pub facing_yaw_rad: f32,
 }
@@ -337,6 +363,7 @@ impl Movement {
             facing_held: intent.face_yaw_rad.is_some(),
             jumped,
             root_motion_world_m: root_motion_world,
+            requested_horizontal_m: Vec2::new(desired.x, desired.z),
             vertical_request_m: if vertical_m.is_finite() {
                 vertical_m
             } else {
@@ -388,10 +415,16 @@ impl Movement {
         let vy_at_contact = self.vertical_velocity;
         let grounded = result.grounded && vy_at_contact <= 0.0;
 
-        // Actual displacement (MOVE-2).
-        let actual_horizontal = Vec2::new(translation.x, translation.z);
+        // Actual displacement (MOVE-2), less a step-up's overshoot: the controller sets a
+        // capsule held back at a riser down on the tread far enough over the nosing to
+        // rest there, past the request (KayKit: 7 cm in a tick where it asked 1.3, at every
+        // riser). That is no speed the character has: read as one, the gait's blend leapt
+        // toward the run for a tick. The body takes it back (see `step_overshoot_world`).
+        let step_overshoot = overshoot_m(translation, plan.requested_horizontal_m);
+        let translation_asked = translation - step_overshoot;
+        let actual_horizontal = Vec2::new(translation_asked.x, translation_asked.z);
         let actual_velocity = if dt > 0.0 {
-            translation / dt
+            translation_asked / dt
         } else {
             Vec3::ZERO
         };
@@ -530,6 +563,7 @@ impl Movement {
             } else {
                 Vec3::ZERO
             },
+            step_overshoot_world: step_overshoot,
             facing_yaw_rad: self.facing_yaw_rad,
         }
     }

@@ -75,7 +75,7 @@ impl LockAnchor {
 pub(super) fn animated_balls_xz(feet: &[FootState; 2], tick: &Tick) -> [Vec2; 2] {
     let (root, facing, animated) = (tick.root_world, tick.facing, &tick.animated);
     [0, 1].map(|i| {
-        let ball = root + facing * animated[i].ball_model;
+        let ball = root + facing * animated[i].ball_model + tick.body_lag_world;
         Vec2::new(ball.x, ball.z) + feet[i].placement_world()
     })
 }
@@ -180,7 +180,7 @@ pub(super) fn hold_ball(
     let anchor_xz = match anchor {
         LockAnchor::Ball => ball_xz,
         LockAnchor::Heel => {
-            let heel = tick.root_world + tick.facing * anim.heel_model;
+            let heel = tick.root_world + tick.facing * anim.heel_model + tick.body_lag_world;
             let heel_xz = Vec2::new(heel.x, heel.z) + state.placement_world();
             if heel_xz.is_finite() {
                 heel_xz

@@ -196,6 +196,10 @@ pub struct FootIkInput {
     pub facing_yaw_rad: f32,
     /// Actual velocity of the character, world (m/s).
     pub velocity_world: Vec3,
+    /// How far this tick's capsule move went past the one asked for (m, world,
+    /// horizontal): a step-up set down beyond the request. The body lags it, easing in
+    /// (see `PelvisOffset::step_lag_world`). Zero otherwise.
+    pub step_overshoot_world: Vec3,
     pub grounded: bool,
     pub dt_s: f32,
     /// Each foot's `FootContact_*` curve value (0..1), NaN when the graph has none.
@@ -324,6 +328,9 @@ impl FootState {
 struct Tick {
     dt_s: f32,
     root_world: Vec3,
+    /// How far the body lags the capsule across the ground (m, world; see
+    /// `PelvisOffset::step_lag_world`): the animated feet and hips are placed on the body.
+    body_lag_world: Vec3,
     yaw_rad: f32,
     /// The facing as a rotation (model to world, about +Y).
     facing: Quat,
@@ -481,6 +488,8 @@ impl FootIk {
         // on the body as it is this tick (see `PelvisOffset::step_taken_back_m`).
         self.pelvis
             .take_back_step(&config.pelvis, root.y, input.grounded, dt_s);
+        self.pelvis
+            .take_back_overshoot(&config.pelvis, input.step_overshoot_world);
         let on = config.mode != FootIkMode::None && input.grounded;
         let first = !self.started;
         self.started = true;
@@ -492,6 +501,7 @@ impl FootIk {
         Some(Tick {
             dt_s,
             root_world: root,
+            body_lag_world: self.pelvis.step_lag_world,
             yaw_rad: yaw,
             facing,
             first,
@@ -521,7 +531,8 @@ impl FootIk {
             // The animated foot goes with the body, which lags the capsule's step.
             let ankle_anim_world = tick.root_world
                 + tick.facing * anim.ankle_model
-                + Vec3::Y * self.pelvis.step_taken_back_m;
+                + Vec3::Y * self.pelvis.step_taken_back_m
+                + tick.body_lag_world;
             feet.targets_world[i] = ankle_anim_world;
             let contact_curve = input.contact_curve[i];
             let raw_contact = update_contact(state, contact_curve, ankle_anim_world, tick, &config);
@@ -585,8 +596,10 @@ impl FootIk {
             let (ankle_y, under_foot) = ankle_height_m(state, &foot, &held, align, xz, tick.facing);
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);
             let mut target = Vec3::new(xz.x, ankle_y, xz.y);
-            let hip_world =
-                tick.root_world + tick.facing * tick.hips_model[i] + Vec3::Y * self.pelvis.offset_m;
+            let hip_world = tick.root_world
+                + tick.facing * tick.hips_model[i]
+                + Vec3::Y * self.pelvis.offset_m
+                + tick.body_lag_world;
             // The ankle height at which the sole touches what is under it; a sole point
             // whose probe missed is held at the other's ground, as in `keep_off_ground`
             // (a toe-off ball over a nosing, its probe planned a tick back, was taken 8 cm

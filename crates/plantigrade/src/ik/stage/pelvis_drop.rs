@@ -37,7 +37,7 @@ impl FootIk {
         let anticipation_s = LANDING_TIME_CONSTANTS * time_constant_s;
         for (i, leg) in self.rig.legs.iter().enumerate() {
             let hip_model = model.position_model(leg.chain.thigh);
-            let hip_world = root + facing * hip_model;
+            let hip_world = root + facing * hip_model + tick.body_lag_world;
             drop_m = drop_m.max(required_drop_m(
                 hip_world,
                 targets_world[i],
@@ -76,7 +76,7 @@ impl FootIk {
                 let travel = input.velocity_world * landing_in_s;
                 let hip_then =
                     hip_world + Some(travel).filter(|t| t.is_finite()).unwrap_or_default();
-                let mut ankle_then = root + facing * landed.ankle_model;
+                let mut ankle_then = root + facing * landed.ankle_model + tick.body_lag_world;
                 ankle_then.x += hip_then.x - hip_world.x;
                 ankle_then.z += hip_then.z - hip_world.z;
                 // Where tread placement moves the foot from the animation's landing (onto
@@ -117,10 +117,12 @@ impl FootIk {
             input.grounded,
             dt_s,
         );
+        // The body's lag behind a capsule step, across the ground, in the model's frame.
+        let lag_model = facing.inverse() * self.pelvis.step_lag_world;
+        let offset_model = Vec3::new(lag_model.x, offset_m, lag_model.z);
         // Into the parent's frame by its whole transform, not only its rotation: an armature
         // scale baked into the joints (Quaternius: 100) makes a parent-local unit that many
         // metres.
-        let offset_model = Vec3::new(0.0, offset_m, 0.0);
         let offset_in_parent = skeleton.parent(self.rig.pelvis).map_or(offset_model, |p| {
             model.joints_model()[p]
                 .inverse()

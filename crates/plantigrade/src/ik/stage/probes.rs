@@ -31,6 +31,10 @@ impl FootIk {
             _ => 0.0,
         };
         let skip_all = self.config.mode == FootIkMode::None || !input.root_world.is_finite();
+        let overshoot = input.step_overshoot_world;
+        let horizontal_overshoot = Some(Vec3::new(overshoot.x, 0.0, overshoot.z))
+            .filter(|o| o.is_finite())
+            .unwrap_or_default();
         std::array::from_fn(|i| {
             let foot = &animated[i];
             // A locked foot has landed: it probes where it stands.
@@ -41,8 +45,11 @@ impl FootIk {
             };
             let placement = self.feet[i].placement_world();
             let placement = Vec3::new(placement.x, 0.0, placement.y);
-            let mut heel_world = input.root_world + facing * foot.heel_model + placement;
-            let mut ball_world = input.root_world + facing * foot.ball_model + placement;
+            // On the body, which lags a capsule step (this tick's taken back as the solve
+            // will take it).
+            let body = input.root_world + self.pelvis.step_lag_world - horizontal_overshoot;
+            let mut heel_world = body + facing * foot.heel_model + placement;
+            let mut ball_world = body + facing * foot.ball_model + placement;
             // A locked foot probes where it is held, not where the animation has it; one
             // gliding back after a release, where it still is (its ground is what it must
             // clear as it lifts).
@@ -82,7 +89,7 @@ impl FootIk {
                     .time_left_s(look_ahead_s, input.landing_in_s[i])
             };
             let landing_offset = landing.map_or(Vec2::ZERO, |landing| {
-                let landed_ball = input.root_world + facing * landing.ball_model + placement;
+                let landed_ball = body + facing * landing.ball_model + placement;
                 Vec2::new(landed_ball.x - ball_world.x, landed_ball.z - ball_world.z)
             });
             let landing_heel_from_ball_xz = landing.map(|landing| {

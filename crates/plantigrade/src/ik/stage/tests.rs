@@ -75,6 +75,7 @@ fn input(root: Vec3, contact: f32) -> FootIkInput {
         root_world: root,
         facing_yaw_rad: 0.0,
         velocity_world: Vec3::ZERO,
+        step_overshoot_world: Vec3::ZERO,
         grounded: true,
         dt_s: 1.0 / 60.0,
         contact_curve: [contact; 2],

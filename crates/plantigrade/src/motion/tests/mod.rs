@@ -10,7 +10,7 @@ use glam::{Vec2, Vec3};
 use self::world::{forward, Sim, TestWorld};
 use super::*;
 use crate::graph::RootMotionDelta;
-use crate::world::{MoveResult, SpatialQueries};
+use crate::world::{MoveResult, QueryFilter, SpatialQueries};
 
 const DT: f32 = 1.0 / 60.0;
 
@@ -70,6 +70,75 @@ fn acceleration_reaches_walk_and_run_in_the_curve_time() {
         assert!(out.vars.is_moving && out.vars.is_grounded);
         assert!(out.vars.direction_deg.abs() < 1e-3);
     }
+}
+
+/// A step-up that sets the capsule down past the move asked for (the controller's tread
+/// overshoot) is no speed: the gait reads the move asked for, and the overshoot is reported
+/// for the body to take back.
+#[test]
+fn a_step_ups_overshoot_is_reported_and_not_read_as_speed() {
+    let mut sim = Sim::new(TestWorld::flat(), Vec3::ZERO);
+    sim.run(&forward(0.5), 2.0);
+    let cfg = sim.cfg.clone();
+    let request = sim.movement.plan(
+        &cfg,
+        &forward(0.5),
+        DT,
+        &sim.world,
+        sim.feet,
+        QueryFilter::GROUND,
+        RootMotionDelta::ZERO,
+    );
+    let asked = Vec2::new(request.desired_translation.x, request.desired_translation.z);
+    assert!(asked.length() > 0.01, "{asked:?}");
+    // Up a 17 cm riser and 7 cm on along the walk where it asked for 2.
+    let over = 0.05;
+    let along = asked.normalize();
+    let result = MoveResult {
+        translation: Vec3::new(
+            along.x * (asked.length() + over),
+            0.17,
+            along.y * (asked.length() + over),
+        ),
+        grounded: true,
+        floor_normal: Some(Vec3::Y),
+        sliding_down_slope: false,
+        hit_wall: false,
+    };
+    let out = sim.movement.apply(&cfg, &result, DT);
+    let speed_asked = asked.length() / DT;
+    assert!(
+        (out.vars.speed - speed_asked).abs() < 1e-3,
+        "{} vs {speed_asked}",
+        out.vars.speed
+    );
+    let reported = out.step_overshoot_world;
+    assert!(
+        (reported - Vec3::new(along.x, 0.0, along.y) * over).length() < 1e-4,
+        "{reported:?}"
+    );
+    assert!(
+        (Vec2::new(out.actual_velocity_world.x, out.actual_velocity_world.z).length()
+            - speed_asked)
+            .abs()
+            < 1e-3
+    );
+    // A move no longer than asked has none.
+    let request = sim.movement.plan(
+        &cfg,
+        &forward(0.5),
+        DT,
+        &sim.world,
+        sim.feet,
+        QueryFilter::GROUND,
+        RootMotionDelta::ZERO,
+    );
+    let short = MoveResult {
+        translation: request.desired_translation * 0.5,
+        ..result
+    };
+    let out = sim.movement.apply(&cfg, &short, DT);
+    assert_eq!(out.step_overshoot_world, Vec3::ZERO);
 }
 
 #[test]
