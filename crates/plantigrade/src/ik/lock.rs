@@ -229,6 +229,17 @@ impl FootLock {
         self.release_offset * smoothstep(self.release_left)
     }
 
+    /// [`Self::release_offset_xz`] as the next update will leave it, `dt_s` on: where a
+    /// gliding foot will be this tick, for the probes planned before the update.
+    pub fn release_offset_xz_after(&self, config: &LockConfig, dt_s: f32) -> Vec2 {
+        let left = if config.release_s > 0.0 && dt_s.is_finite() {
+            (self.release_left - dt_s.max(0.0) / config.release_s).max(0.0)
+        } else {
+            0.0
+        };
+        self.release_offset * smoothstep(left)
+    }
+
     /// Drops the lock and any release in progress (teleport, IK off).
     pub fn reset(&mut self) {
         *self = FootLock::default();

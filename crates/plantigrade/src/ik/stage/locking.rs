@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec2};
 
-use super::support::tread_shift;
+use super::support::{tread_shift, TreadReach};
 use super::{AnimatedFoot, FootIkConfig, FootIkInput, FootState, FootTick, Tick};
 use crate::ik::foot::{tread_plane, FootIkMode, SupportPlane, SupportSource};
 use crate::ik::lock::{FootLock, LockInput};
@@ -256,7 +256,14 @@ pub(super) fn hold_ball(
         match (
             settle_now,
             state.ground.source,
-            tread_shift(&result, config, Vec2::ZERO, Vec2::ZERO, false),
+            tread_shift(
+                &result,
+                config,
+                Vec2::ZERO,
+                Vec2::ZERO,
+                &TreadReach::ANY,
+                false,
+            ),
         ) {
             (true, Some(SupportSource::Edge), Some(shift)) => {
                 state.lock.nudge(shift);

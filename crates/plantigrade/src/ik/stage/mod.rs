@@ -53,7 +53,7 @@ use placement::{
 };
 use probes::no_support_ahead;
 pub use rig::{FootRig, LegJoints, LegRig};
-use support::{tread_preferences, update_ground, Ground};
+use support::{tread_preferences, update_ground, Ground, TreadReach};
 
 /// Everything the foot IK stage can be tuned with (SPEC IK defaults).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -360,6 +360,21 @@ struct FootTick {
     /// The placement (world xz) a tread shift should end nearest: the other foot's, while
     /// it stands shifted onto its tread, else this foot's own (the shorter move).
     tread_preference_world: Vec2,
+    /// What the leg reaches: the hip as low as the pelvis goes (world), and the reach from
+    /// it to the sole (m), for a tread shift to take a tread the foot can stand on.
+    reach: TreadReach,
+}
+
+/// How far the body travels across the ground (m, world) until foot `i` lands: none when
+/// that is not known.
+fn travel_until_landing(input: &FootIkInput, i: usize) -> Vec3 {
+    let v = input.velocity_world;
+    let travel = Vec3::new(v.x, 0.0, v.z) * input.landing_in_s[i];
+    if travel.is_finite() && input.landing_in_s[i] >= 0.0 {
+        travel
+    } else {
+        Vec3::ZERO
+    }
 }
 
 /// What placing the feet hands on to the pelvis and the legs.
@@ -549,6 +564,17 @@ impl FootIk {
                 landing_in_s: input.landing_in_s[i],
                 may_settle: may_settle[i],
                 tread_preference_world: tread_preference[i],
+                reach: TreadReach {
+                    hip_lowest_world: tick.root_world
+                        + tick.facing * tick.hips_model[i]
+                        + tick.body_lag_world
+                        + travel_until_landing(input, i)
+                        - Vec3::Y * config.pelvis.max_drop_m.max(0.0),
+                    ankle_reach_m: self.rig.legs[i].leg_length_m * config.pelvis.max_leg_extension,
+                    ankle_over_sole_m: (anim.ankle_model.y
+                        - anim.heel_model.y.min(anim.ball_model.y))
+                    .max(0.0),
+                },
             };
             feet.moving_all_missed[i] = update_ground(state, &foot, tick, &config);
             let planted_now = update_swing(state, foot.ball_xz, tick.dt_s);

@@ -94,7 +94,14 @@ pub(super) fn update_tread_placement(
         let applied = state.placement.applied_world;
         if let (Some(SupportSource::Edge), Some(mut shift)) = (
             state.ground.source,
-            tread_shift(&result, config, applied, foot.tread_preference_world, true),
+            tread_shift(
+                &result,
+                config,
+                applied,
+                foot.tread_preference_world,
+                &foot.reach,
+                true,
+            ),
         ) {
             // Late in a swing down, the other tread (taken when the nearer one is
             // past the limit) is too far to reach without the foot leaping across:
@@ -110,9 +117,16 @@ pub(super) fn update_tread_placement(
                 // The shorter move (preferring the placement it has now), within the
                 // stretched limit.
                 let stretched_m = config.max_placement_m * LATE_PLACEMENT_STRETCH;
-                if let Some(nearer) =
-                    tread_shift_within(&result, config, applied, applied, true, stretched_m)
-                        .filter(|nearer| nearer.length() < shift.length())
+                if let Some(nearer) = tread_shift_within(
+                    &result,
+                    config,
+                    applied,
+                    applied,
+                    &foot.reach,
+                    true,
+                    stretched_m,
+                )
+                .filter(|nearer| nearer.length() < shift.length())
                 {
                     shift = nearer;
                 }
@@ -148,7 +162,7 @@ fn placement_step(to_go: Vec2, per_s: f32, dt_s: f32, in_air: bool) -> Vec2 {
 
 /// Whether a foot's swing is going down: some of its landing (the probe hits of `result`)
 /// is below the ground it lifted off from.
-fn swinging_down(state: &FootState, result: &FootProbeResult) -> bool {
+pub(super) fn swinging_down(state: &FootState, result: &FootProbeResult) -> bool {
     [result.heel, result.toe]
         .into_iter()
         .flatten()

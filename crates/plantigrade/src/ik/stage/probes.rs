@@ -3,7 +3,7 @@
 
 use glam::{Quat, Vec2, Vec3};
 
-use super::placement::OFF_SUPPORT_DROP_M;
+use super::placement::{swinging_down, OFF_SUPPORT_DROP_M};
 use super::{AnimatedFoot, FeetTargets, FootIk, FootIkConfig, FootIkInput};
 use crate::ik::foot::{FootIkMode, FootProbeRequest, FootProbeResult};
 use crate::math::finite_or;
@@ -51,11 +51,14 @@ impl FootIk {
             let mut heel_world = body + facing * foot.heel_model + placement;
             let mut ball_world = body + facing * foot.ball_model + placement;
             // A locked foot probes where it is held, not where the animation has it; one
-            // gliding back after a release, where it still is (its ground is what it must
-            // clear as it lifts).
+            // gliding back after a release, where it will be this tick (its ground is what
+            // it must clear as it lifts: probed a tick's glide ahead of it, KayKit's ball
+            // was 1.4 cm short of a nosing its probe had passed, and went 12 mm into it).
             let shift = match self.feet[i].locked_ball_xz() {
                 Some(locked) => Vec2::new(locked.x - ball_world.x, locked.y - ball_world.z),
-                None => self.feet[i].lock.release_offset_xz(),
+                None => self.feet[i]
+                    .lock
+                    .release_offset_xz_after(&self.config.lock, input.dt_s),
             };
             // Just ahead of a swinging ball, the way the animation carries it: the ground
             // there is probed too, so a riser the ball is about to reach as it leaves its
@@ -92,10 +95,23 @@ impl FootIk {
                 let landed_ball = body + facing * landing.ball_model + placement;
                 Vec2::new(landed_ball.x - ball_world.x, landed_ball.z - ball_world.z)
             });
+            // Stepping down, the heel where it stands once the foot is down flat on a level
+            // tread: the landing pose's direction at the sole's whole length. A pitched
+            // landing pose is shorter across the ground; set down forefoot first on the
+            // ball, the foot's heel then came down on the nosing behind (KayKit down the
+            // 20 cm flight: 2.5 cm short, then slid 7 cm planted). Going up a heel may
+            // hang over the tread below: that is how a foot climbs.
+            let down = swinging_down(&self.feet[i], &self.feet[i].last_probe);
             let landing_heel_from_ball_xz = landing.map(|landing| {
-                let then = facing * (landing.heel_model - landing.ball_model);
+                let sole = facing * (landing.heel_model - landing.ball_model);
+                let across = Vec2::new(sole.x, sole.z);
+                let then = if down {
+                    across.normalize_or_zero() * sole.length()
+                } else {
+                    across
+                };
                 let now = heel_world - ball_world;
-                Vec2::new(now.x, now.z).lerp(Vec2::new(then.x, then.z), swing)
+                Vec2::new(now.x, now.z).lerp(then, swing)
             });
             // Narrow supports: brought in toward the body's line, check whether the ground
             // where the animation would set the foot down is still the body's (the support

@@ -73,6 +73,7 @@ pub(super) fn update_ground(
                         config,
                         state.placement.applied_world,
                         foot.tread_preference_world,
+                        &foot.reach,
                         true,
                     ),
                 ) {
@@ -125,6 +126,34 @@ pub(super) fn update_ground(
     moving_all_missed
 }
 
+/// What a leg reaches, for a tread shift to prefer a tread the foot can stand on.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct TreadReach {
+    /// The hip with the pelvis down as far as it goes (world).
+    pub(super) hip_lowest_world: Vec3,
+    /// Hip to ankle at the leg's longest (m).
+    pub(super) ankle_reach_m: f32,
+    /// The ankle's height over the sole (m).
+    pub(super) ankle_over_sole_m: f32,
+}
+
+impl TreadReach {
+    /// No limit: every tread is in reach.
+    pub(super) const ANY: TreadReach = TreadReach {
+        hip_lowest_world: Vec3::ZERO,
+        ankle_reach_m: f32::INFINITY,
+        ankle_over_sole_m: 0.0,
+    };
+
+    /// Whether a sole set down on a tread at height `tread_y` (m), about `at_xz` (world),
+    /// is in reach.
+    fn reaches(&self, at_xz: Vec2, tread_y: f32) -> bool {
+        let ankle = Vec3::new(at_xz.x, tread_y + self.ankle_over_sole_m, at_xz.y);
+        let d = ankle - self.hip_lowest_world;
+        !(d.is_finite() && self.ankle_reach_m.is_finite()) || d.length() <= self.ankle_reach_m
+    }
+}
+
 /// Tread placement (IK-4): for heel and toe probes across a step edge, the move along the
 /// foot (world xz) that puts it fully on one side, with the margin; `None` without a
 /// located step edge or with placement off.
@@ -136,12 +165,14 @@ pub(super) fn update_ground(
 /// off two treads set one foot 12 cm forward and the next 11 cm back: steps of three
 /// risers and one, a limp); else `placed_world` itself, the shorter move. Either way a
 /// move that would take the placement past [`FootIkConfig::max_placement_m`] loses to one
-/// that stays within it.
+/// that stays within it, and a tread out of the leg's `reach` (two risers down while the
+/// body is still a tread up) loses to one in it.
 pub(super) fn tread_shift(
     result: &FootProbeResult,
     config: &FootIkConfig,
     placed_world: Vec2,
     preferred_world: Vec2,
+    reach: &TreadReach,
     crests: bool,
 ) -> Option<Vec2> {
     tread_shift_within(
@@ -149,6 +180,7 @@ pub(super) fn tread_shift(
         config,
         placed_world,
         preferred_world,
+        reach,
         crests,
         config.max_placement_m,
     )
@@ -161,6 +193,7 @@ pub(super) fn tread_shift_within(
     config: &FootIkConfig,
     placed_world: Vec2,
     preferred_world: Vec2,
+    reach: &TreadReach,
     crests: bool,
     max_placement_m: f32,
 ) -> Option<Vec2> {
@@ -186,10 +219,24 @@ pub(super) fn tread_shift_within(
     let backward = -dir * (length - edge + config.placement_margin_m);
     let fits = |shift: Vec2| (placed_world + shift).length() <= max_placement_m;
     let off_preferred = |shift: Vec2| (placed_world + shift).distance(preferred_world);
-    let (nearer, farther) = if off_preferred(forward) <= off_preferred(backward) {
-        (forward, backward)
-    } else {
-        (backward, forward)
+    // Each way's tread (the toe's side forward, the heel's back) and whether the foot set
+    // down on it, about the middle of the probes, is in reach: the higher tread always
+    // (the knee bends for it), the lower only within the leg's length.
+    let middle = 0.5 * (result.heel_probe_xz + result.toe_probe_xz);
+    let higher_y = heel.point.y.max(toe.point.y);
+    let in_reach = |shift: Vec2| {
+        let tread_y = if shift.dot(dir) > 0.0 {
+            toe.point.y
+        } else {
+            heel.point.y
+        };
+        tread_y >= higher_y || reach.reaches(middle + shift, tread_y)
+    };
+    let (nearer, farther) = match (in_reach(forward), in_reach(backward)) {
+        (true, false) => (forward, backward),
+        (false, true) => (backward, forward),
+        _ if off_preferred(forward) <= off_preferred(backward) => (forward, backward),
+        _ => (backward, forward),
     };
     let shift = if !fits(nearer) && fits(farther) {
         farther
@@ -281,7 +328,7 @@ mod tests {
         let result = across_a_riser(0.6);
         let (back, ahead) = (-(0.4 * 0.17 + 0.03), 0.6 * 0.17 + 0.03);
         let shift = |placed: Vec2, preferred: Vec2| {
-            tread_shift(&result, &config, placed, preferred, true)
+            tread_shift(&result, &config, placed, preferred, &TreadReach::ANY, true)
                 .unwrap()
                 .y
         };
@@ -294,5 +341,39 @@ mod tests {
         let placed = Vec2::new(0.0, 0.05);
         assert!(placed.y + ahead > config.max_placement_m);
         assert!((shift(placed, Vec2::new(0.0, 0.12)) - back).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_tread_out_of_the_legs_reach_loses_to_one_in_it() {
+        let config = FootIkConfig::default();
+        // Going down (the toe's side 0.2 m below the heel's), the nosing 30 % along the
+        // foot: forward onto the lower tread is the shorter move.
+        let mut result = across_a_riser(0.3);
+        result.toe = result.toe.map(|t| RayHit {
+            point: Vec3::new(0.0, -0.2, 0.17),
+            ..t
+        });
+        let (back, ahead) = (-(0.7 * 0.17 + 0.03), 0.3 * 0.17 + 0.03);
+        let shift = |reach: &TreadReach| {
+            tread_shift(&result, &config, Vec2::ZERO, Vec2::ZERO, reach, true)
+                .unwrap()
+                .y
+        };
+        assert!((shift(&TreadReach::ANY) - ahead).abs() < 1e-5);
+        // A small leg whose hip, as low as it goes, is 0.45 m over the upper tread: the
+        // lower tread (0.65 m down, with the ankle 0.05 m over the sole) is past its 0.5 m.
+        let short = TreadReach {
+            hip_lowest_world: Vec3::new(0.0, 0.45, 0.0),
+            ankle_reach_m: 0.5,
+            ankle_over_sole_m: 0.05,
+        };
+        assert!((shift(&short) - back).abs() < 1e-5);
+        // The higher tread is never out of reach (the knee bends for it), however short
+        // the leg.
+        let shorter = TreadReach {
+            ankle_reach_m: 0.1,
+            ..short
+        };
+        assert!((shift(&shorter) - back).abs() < 1e-5);
     }
 }

@@ -453,6 +453,62 @@ fn a_foot_gliding_back_after_a_release_probes_where_it_is() {
     );
 }
 
+/// Stepping down, a swinging foot's probes take the foot as it will stand: its heel the
+/// sole's whole length behind the ball, whatever pitch the landing pose has (a forefoot-first
+/// landing is shorter across the ground, and its heel then came down on the nosing behind).
+/// Stepping up, the landing pose's own.
+#[test]
+fn a_landing_a_step_down_is_probed_with_the_foot_down_flat() {
+    let heel_from_ball = |step_m: f32| -> (f32, f32) {
+        // The ground steps by `step_m` 0.25 m ahead.
+        let world = step_world(0.25, step_m);
+        let mut r = rig(FootIkMode::Predictive);
+        for _ in 0..5 {
+            tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
+        }
+        let mut pose = Pose::rest(&r.mannequin.skeleton);
+        let mut model = ModelPose::new(pose.num_joints());
+        let idle = r.mannequin.clip("Idle").unwrap();
+        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut pose)
+            .unwrap();
+        local_to_model(&r.mannequin.skeleton, &pose, &mut model).unwrap();
+        let animated = r.ik.rig().animated_feet(&model);
+        // The landing pose: the foot pitched 30° toes down about its ball, 0.4 m ahead.
+        let flat = animated[0];
+        let sole_m = flat.heel_model.distance(flat.ball_model);
+        let pitch = Quat::from_rotation_x(30f32.to_radians());
+        let ahead = Vec3::new(0.0, 0.0, 0.4);
+        let landing = AnimatedFoot {
+            heel_model: flat.ball_model + pitch * (flat.heel_model - flat.ball_model) + ahead,
+            ball_model: flat.ball_model + ahead,
+            ankle_model: flat.ball_model + pitch * (flat.ankle_model - flat.ball_model) + ahead,
+            ..flat
+        };
+        let mut swinging = input(Vec3::ZERO, 1.0);
+        swinging.contact_curve[0] = 0.0;
+        swinging.landing_in_s = [0.2, f32::NAN];
+        swinging.landing_feet_model = [Some(landing), None];
+        // Lifted off: a tick's probes find the landing's ground, then the next are planned.
+        for _ in 0..6 {
+            tick(&mut r, &world, &swinging);
+        }
+        let request = r.ik.plan_probes(&swinging, &animated)[0];
+        let across = request.landing_heel_from_ball_xz.unwrap().length();
+        (across, sole_m)
+    };
+    let (down, sole_m) = heel_from_ball(-0.2);
+    assert!(
+        (down - sole_m).abs() < 1e-3,
+        "down: heel {down} m from the ball, the sole {sole_m}"
+    );
+    let (up, _) = heel_from_ball(0.2);
+    let pitched_m = sole_m * 30f32.to_radians().cos();
+    assert!(
+        (up - pitched_m).abs() < 0.01,
+        "up: heel {up} m from the ball, pitched {pitched_m}"
+    );
+}
+
 #[test]
 fn contact_comes_from_the_curve_or_else_the_foot_speed() {
     let world = split_world(Some(0.0), Some(0.0));
