@@ -677,9 +677,12 @@ fn merge_short_runs(mut states: Vec<bool>, min_run: usize, looping: bool) -> Vec
     states
 }
 
-/// A LINEAR 0/1 curve from per-sample states (sample `i` at `i × dt`): each change ramps
-/// over the one sample interval where it happens, so it crosses 0.5 halfway between the
-/// last sample of one state and the first of the next.
+/// A LINEAR 0/1 curve from per-sample states (sample `i` at `i × dt`), each change a
+/// one-sample ramp. A lift ramps over the interval where it happens (0.5 halfway between
+/// the last planted sample and the first lifted one); a landing ramps over the half
+/// intervals around its first planted sample, so it crosses 0.5 there: at the last sample
+/// before it the foot was still coming down (a running foot drops 1–2 cm a tick), and a
+/// curve at 0.5 halfway would plant it that much above the floor.
 fn curve_from_states(
     name: &str,
     states: &[bool],
@@ -698,20 +701,42 @@ fn curve_from_states(
     };
     let n = states.len();
     let last = if looping { n } else { n - 1 };
+    // A loop that lands on its first sample: half the ramp is before the end, half after
+    // the start, so the curve is 0.5 at both.
+    let wraps_landing = looping && states[0] && !states[n - 1];
+    if wraps_landing {
+        values[0] = 0.5;
+        push(0.5 * dt, 1.0, &mut times, &mut values);
+    }
     for i in 1..=last {
         let (prev, now) = (states[i - 1], states[i % n]);
-        if prev != now {
-            push((i - 1) as f32 * dt, value(prev), &mut times, &mut values);
-            let t = if looping && i == n {
-                duration_s
-            } else {
-                i as f32 * dt
-            };
-            push(t.min(duration_s), value(now), &mut times, &mut values);
+        if prev == now {
+            continue;
         }
+        // The ramp's ends around the change between samples i − 1 and i.
+        let (from_s, to_s) = if now {
+            ((i as f32 - 0.5) * dt, (i as f32 + 0.5) * dt)
+        } else {
+            ((i - 1) as f32 * dt, i as f32 * dt)
+        };
+        push(from_s, value(prev), &mut times, &mut values);
+        // A ramp past the end (a loop's change at its end, a one-shot clip landing on its
+        // last sample) is cut there, at the value it has there.
+        let end_s = to_s.min(duration_s);
+        let share = (end_s - from_s) / (to_s - from_s);
+        push(
+            end_s,
+            value(prev) + share * (value(now) - value(prev)),
+            &mut times,
+            &mut values,
+        );
     }
-    let end_state = if looping { states[0] } else { states[n - 1] };
-    push(duration_s, value(end_state), &mut times, &mut values);
+    let end_value = match (looping, wraps_landing) {
+        (true, true) => 0.5,
+        (true, false) => value(states[0]),
+        (false, _) => value(states[n - 1]),
+    };
+    push(duration_s, end_value, &mut times, &mut values);
     let track = Track::new(Interpolation::Linear, times, values)
         .unwrap_or_else(|_| Track::constant(value(states[0])));
     FloatCurve {
@@ -1359,16 +1384,31 @@ mod tests {
             fill_slides(s("1100001111000"), &floor, 3, true),
             s("1100001111111")
         );
-        // The curve crosses 0.5 halfway between samples; a loop's end matches its start.
+        // The curve crosses 0.5 at the first planted sample and halfway between the last
+        // planted sample and the first lifted one; a loop's end matches its start.
         let curve = curve_from_states("c", &s("0011110000"), 0.1, 1.0, true);
-        assert_eq!(curve.track.times_s(), &[0.0, 0.1, 0.2, 0.5, 0.6, 1.0]);
+        assert_eq!(curve.track.times_s(), &[0.0, 0.15, 0.25, 0.5, 0.6, 1.0]);
         let clip = Clip::new("c", Some(1.0), vec![]).unwrap();
         let crossings = curve_crossings(&clip, &curve);
         assert_eq!(crossings.len(), 2);
-        assert!((crossings[0].time_s - 0.15).abs() < 0.01 && crossings[0].rising);
+        assert!((crossings[0].time_s - 0.2).abs() < 0.01 && crossings[0].rising);
         assert!((crossings[1].time_s - 0.55).abs() < 0.01 && !crossings[1].rising);
         let wrap = curve_from_states("c", &s("1100000001"), 0.1, 1.0, true);
         assert_eq!(wrap.track.sample(0.0), wrap.track.sample(1.0));
-        assert!((curve_stance_share(&clip, &wrap) - 0.3).abs() < 0.02);
+        assert!((curve_stance_share(&clip, &wrap) - 0.25).abs() < 0.02);
+        // Landing on the loop's first sample: 0.5 at both ends, planted just after.
+        let at = |curve: &FloatCurve, t: f32, want: f32| {
+            let got = curve.track.sample(t);
+            assert!((got - want).abs() < 1e-4, "at {t} s: {got}, want {want}");
+        };
+        let lands_at_start = curve_from_states("c", &s("1100000000"), 0.1, 1.0, true);
+        at(&lands_at_start, 0.0, 0.5);
+        at(&lands_at_start, 1.0, 0.5);
+        at(&lands_at_start, 0.05, 1.0);
+        at(&lands_at_start, 0.94, 0.0);
+        // A one-shot clip that lands on its last sample ends at 0.5.
+        let late = curve_from_states("c", &s("00000000001"), 0.1, 1.0, false);
+        at(&late, 1.0, 0.5);
+        at(&late, 0.9, 0.0);
     }
 }
