@@ -24,8 +24,10 @@ const HEEL_STRIKE_M: f32 = 0.03;
 /// Above this body speed (m/s, between a walk and a run) a foot is pinned on its ball.
 const HEEL_STRIKE_MAX_SPEED_M_S: f32 = 2.5;
 /// Above that speed, a heel this much lower than the ball still strikes first (m): a
-/// heel-striking runner's (UAL's jog lands with the toes 9 cm up).
-const RUN_HEEL_STRIKE_M: f32 = 0.06;
+/// heel-striking runner's (UAL's jog lands with the toes 9 cm up, and running up a ramp
+/// 6 cm: at 0.06 that foot was held on its ball and its heel slid 3.5 cm down the ramp
+/// as the sole came down).
+const RUN_HEEL_STRIKE_M: f32 = 0.045;
 /// The ball this much lower than the heel has taken over (m): heel-off.
 const HEEL_OFF_M: f32 = 0.01;
 
