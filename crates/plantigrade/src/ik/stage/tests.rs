@@ -436,13 +436,7 @@ fn a_foot_gliding_back_after_a_release_probes_where_it_is() {
     while r.ik.output().feet[0].locked {
         tick(&mut r, &world, &moved);
     }
-    let mut pose = Pose::rest(&r.mannequin.skeleton);
-    let mut model = ModelPose::new(pose.num_joints());
-    let idle = r.mannequin.clip("Idle").unwrap();
-    idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut pose)
-        .unwrap();
-    local_to_model(&r.mannequin.skeleton, &pose, &mut model).unwrap();
-    let animated = r.ik.rig().animated_feet(&model);
+    let animated = idle_feet(&mut r);
     let request = r.ik.plan_probes(&moved, &animated)[0];
     let animated_ball_z = 0.2 + animated[0].ball_model.z;
     assert!(
@@ -466,13 +460,7 @@ fn a_landing_a_step_down_is_probed_with_the_foot_down_flat() {
         for _ in 0..5 {
             tick(&mut r, &world, &input(Vec3::ZERO, 1.0));
         }
-        let mut pose = Pose::rest(&r.mannequin.skeleton);
-        let mut model = ModelPose::new(pose.num_joints());
-        let idle = r.mannequin.clip("Idle").unwrap();
-        idle.sample(0.0, r.mannequin.skeleton.rest_local(), &mut pose)
-            .unwrap();
-        local_to_model(&r.mannequin.skeleton, &pose, &mut model).unwrap();
-        let animated = r.ik.rig().animated_feet(&model);
+        let animated = idle_feet(&mut r);
         // The landing pose: the foot pitched 30° toes down about its ball, 0.4 m ahead.
         let flat = animated[0];
         let sole_m = flat.heel_model.distance(flat.ball_model);
