@@ -113,6 +113,10 @@ pub struct ContinuityQuality {
     pub pop_threshold_cm: f32,
     pub pop_worst_time_s: f32,
     pub pop_worst_joint: u32,
+    /// The pelvis's largest second difference in the world (cm), and when: what the root
+    /// frame leaves out, a body carried along by its capsule's step (grounded ticks only).
+    pub pelvis_world_worst_cm: f32,
+    pub pelvis_world_worst_time_s: f32,
     /// Share of ticks with the ankles crossed along the body's lateral axis while the hips
     /// are turned less than [`HIPS_TURNED_DEG`] from the facing. 0..1.
     pub crossed_square_share: f32,
@@ -170,6 +174,20 @@ pub fn continuity_quality(
             if jump_cm > threshold_cm {
                 q.pop_count += 1;
             }
+        }
+    }
+
+    // The pelvis in the world: a capsule's step taken back by the body leaves it smooth; a
+    // body carried along by the step jumps with it.
+    for w in samples.windows(3) {
+        if !w.iter().all(|s| s.grounded) {
+            continue;
+        }
+        let jump_cm =
+            (w[2].pelvis_world - 2.0 * w[1].pelvis_world + w[0].pelvis_world).length() * 100.0;
+        if jump_cm.is_finite() && jump_cm > q.pelvis_world_worst_cm {
+            q.pelvis_world_worst_cm = jump_cm;
+            q.pelvis_world_worst_time_s = w[1].time_s;
         }
     }
 
@@ -273,6 +291,33 @@ mod tests {
         assert_eq!(continuity_quality(&samples, hz, 3.0, 2.0).pop_count, 0);
         // Without the rule it would count.
         assert_eq!(continuity_quality(&samples, hz, 3.0, 100.0).pop_count, 2);
+        // The pelvis stayed where it was in the world: nothing there either.
+        assert_eq!(
+            continuity_quality(&samples, hz, 3.0, 2.0).pelvis_world_worst_cm,
+            0.0
+        );
+    }
+
+    #[test]
+    fn a_body_carried_along_by_its_capsule_jumps_in_the_world() {
+        let hz = 60.0;
+        // Walking at 1.2 cm a tick; at tick 10 the capsule and the pelvis with it go 7 cm
+        // on instead: a 5.8 cm second difference, twice, at ticks 9 and 10.
+        let samples: Vec<TickSample> = (0..20)
+            .map(|i| {
+                let z = 0.012 * i as f32 + if i >= 10 { 0.058 } else { 0.0 };
+                let pelvis = Vec3::new(0.0, 0.9, z);
+                let mut s = sample(i as f32 / hz, vec![pelvis]);
+                s.root_world.z = z;
+                s.pelvis_world = pelvis;
+                s
+            })
+            .collect();
+        let q = continuity_quality(&samples, hz, 3.0, 2.0);
+        assert!((q.pelvis_world_worst_cm - 5.8).abs() < 0.01, "{q:?}");
+        assert!([9.0 / hz, 10.0 / hz].contains(&q.pelvis_world_worst_time_s));
+        // The root frame does not see it: the pelvis goes with the root.
+        assert!(q.pop_worst_cm < 1e-3, "{q:?}");
     }
 
     #[test]
