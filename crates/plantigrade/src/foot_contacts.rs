@@ -723,7 +723,12 @@ fn curve_from_states(
         // A ramp past the end (a loop's change at its end, a one-shot clip landing on its
         // last sample) is cut there, at the value it has there.
         let end_s = to_s.min(duration_s);
-        let share = (end_s - from_s) / (to_s - from_s);
+        // Not cut when the sample times overrun the duration by rounding only.
+        let share = if to_s - end_s <= 1e-3 * dt {
+            1.0
+        } else {
+            (end_s - from_s) / (to_s - from_s)
+        };
         push(
             end_s,
             value(prev) + share * (value(now) - value(prev)),
