@@ -328,9 +328,29 @@ pub fn run_foot_probe(
         let offset = request.look_ahead_offset_world * scale;
         let (h, b) = probe_points(request, offset);
         let extra_up_m = rise_allowance_m(offset.length(), config);
-        let heel = cast_down(world, h, extra_up_m, config, filter);
-        let toe = cast_down(world, b, extra_up_m, config, filter);
+        let mut heel = cast_down_seen(world, h, extra_up_m, config, filter);
+        let mut toe = cast_down_seen(world, b, extra_up_m, config, filter);
         result.rays_cast += 2;
+        // One ray found ground and the other started inside something: a step up under
+        // that point, its tread above where the rays start (they start from the body's
+        // height, and the body has not climbed it yet). Cast that one again from above the
+        // ground the other found, as from a foot standing there; without it a foot planted
+        // across a riser saw only its heel's tread and its toe stayed in the step ahead
+        // (Quaternius up the 20 cm flight: 7 cm, until the capsule stepped up and its
+        // rays saw the tread at last, and the planted foot jumped 8 cm).
+        let recast = |at: Vec3, found: RayHit| {
+            let above_found_m = (found.point.y - at.y).max(0.0);
+            cast_down_seen(world, at, above_found_m + extra_up_m, config, filter)
+        };
+        if let (Cast::StartedInside, Cast::Ground(found)) = (heel, toe) {
+            heel = recast(h, found);
+            result.rays_cast += 1;
+        }
+        if let (Cast::Ground(found), Cast::StartedInside) = (heel, toe) {
+            toe = recast(b, found);
+            result.rays_cast += 1;
+        }
+        let (heel, toe) = (heel.hit(), toe.hit());
         result.heel = heel;
         result.toe = toe;
         result.predicted_world = 0.5 * (h + b);
@@ -1002,6 +1022,33 @@ mod tests {
         let world = HeightWorld::new(|_, _| Some((0.29, Vec3::Y)));
         let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
         assert_eq!(r.heel.unwrap().point.y, 0.29);
+    }
+
+    #[test]
+    fn a_toe_under_the_next_tread_is_probed_again_from_its_heels() {
+        // A foot planted across a riser a tread above the body: the heel over a tread at
+        // 0.2, the ball over the next one at 0.4, the rays starting 0.3 over the body's
+        // height (0.05). The heel's finds its tread; the toe's starts inside the step, and
+        // cast again from above the heel's ground it finds the tread it is over: an edge,
+        // a riser, not a foot flat on the lower tread with its toe in the step.
+        let world = HeightWorld::new(|_, z| Some((if z < 1.0 { 0.2 } else { 0.4 }, Vec3::Y)));
+        let config = ProbeConfig::default();
+        let mut req = request(0.9, 0.0);
+        req.heel_world.y = 0.05;
+        req.ball_world.y = 0.05;
+        let r = run_foot_probe(&world, QueryFilter::GROUND, &config, &req);
+        assert_eq!(r.heel.map(|h| h.point.y), Some(0.2), "{r:?}");
+        assert_eq!(r.toe.map(|h| h.point.y), Some(0.4), "{r:?}");
+        assert!(r.riser && r.edge_fraction.is_some(), "{r:?}");
+        // Two rays, the toe's again, and the bisection's.
+        assert_eq!(r.rays_cast, 3 + 4);
+        // Both starting inside: nothing to stand on, nothing cast again (the tries of two
+        // rays each only).
+        let high = HeightWorld::new(|_, _| Some((0.4, Vec3::Y)));
+        let r = run_foot_probe(&high, QueryFilter::GROUND, &config, &req);
+        let tries = 1 + config.max_retries;
+        assert!(r.heel.is_none() && r.toe.is_none(), "{r:?}");
+        assert_eq!(r.rays_cast, 2 * tries, "{r:?}");
     }
 
     #[test]
