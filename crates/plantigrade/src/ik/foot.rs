@@ -170,6 +170,10 @@ pub struct FootProbeResult {
     /// by more than `edge_mismatch_m`. A step, whatever the slopes on either side (a
     /// flight's last nosing above a ramp), not a crease where two slopes meet.
     pub riser: bool,
+    /// The toe's ray started inside a step and was cast again from above the heel's
+    /// ground, where it found the step's tread: the body is a tread or more below a step
+    /// up the foot is over (a small rig climbing, a long stride running up).
+    pub toe_seen_from_above: bool,
     /// The heel and toe probe points (world xz) the hits belong to.
     pub heel_probe_xz: Vec2,
     pub toe_probe_xz: Vec2,
@@ -194,6 +198,7 @@ impl FootProbeResult {
         toe_here: None,
         edge_fraction: None,
         riser: false,
+        toe_seen_from_above: false,
         heel_probe_xz: Vec2::ZERO,
         toe_probe_xz: Vec2::ZERO,
         look_ahead_used_xz: Vec2::ZERO,
@@ -346,13 +351,16 @@ pub fn run_foot_probe(
             heel = recast(h, found);
             result.rays_cast += 1;
         }
+        let mut toe_seen_from_above = false;
         if let (Cast::Ground(found), Cast::StartedInside) = (heel, toe) {
             toe = recast(b, found);
             result.rays_cast += 1;
+            toe_seen_from_above = matches!(toe, Cast::Ground(_));
         }
         let (heel, toe) = (heel.hit(), toe.hit());
         result.heel = heel;
         result.toe = toe;
+        result.toe_seen_from_above = toe_seen_from_above;
         result.predicted_world = 0.5 * (h + b);
         result.retries = retry;
         result.heel_probe_xz = Vec2::new(h.x, h.z);
@@ -1040,6 +1048,7 @@ mod tests {
         assert_eq!(r.heel.map(|h| h.point.y), Some(0.2), "{r:?}");
         assert_eq!(r.toe.map(|h| h.point.y), Some(0.4), "{r:?}");
         assert!(r.riser && r.edge_fraction.is_some(), "{r:?}");
+        assert!(r.toe_seen_from_above, "{r:?}");
         // Two rays, the toe's again, and the bisection's.
         assert_eq!(r.rays_cast, 3 + 4);
         // Both starting inside: nothing to stand on, nothing cast again (the tries of two

@@ -235,6 +235,17 @@ pub(super) fn tread_shift_within(
     let (nearer, farther) = match (in_reach(forward), in_reach(backward)) {
         (true, false) => (forward, backward),
         (false, true) => (backward, forward),
+        // A step up the body is a tread or more below (seen only from above it): the
+        // foot climbs onto the higher tread, or stays across the nosing on its ball when
+        // that is past the limit. Set back onto the lower one it stood with its toes at
+        // the riser, the body already over the step, and pushing off went 3.5 cm into
+        // the riser (UAL running up the 20 cm flight).
+        (true, true) if result.toe_seen_from_above && toe.point.y > heel.point.y => {
+            if !fits(forward) {
+                return None;
+            }
+            (forward, backward)
+        }
         _ if off_preferred(forward) <= off_preferred(backward) => (forward, backward),
         _ => (backward, forward),
     };
@@ -341,6 +352,25 @@ mod tests {
         let placed = Vec2::new(0.0, 0.05);
         assert!(placed.y + ahead > config.max_placement_m);
         assert!((shift(placed, Vec2::new(0.0, 0.12)) - back).abs() < 1e-5);
+        // A step up seen only from above (the body a tread or more below it): onto the
+        // higher tread, whatever the shorter move or the other foot.
+        let climbing = FootProbeResult {
+            toe_seen_from_above: true,
+            ..result
+        };
+        let climb = |placed: Vec2| {
+            tread_shift(
+                &climbing,
+                &config,
+                placed,
+                Vec2::ZERO,
+                &TreadReach::ANY,
+                true,
+            )
+        };
+        assert!((climb(Vec2::ZERO).unwrap().y - ahead).abs() < 1e-5);
+        // Past the placement limit, across the nosing as it is (on its ball).
+        assert_eq!(climb(placed), None);
     }
 
     #[test]
