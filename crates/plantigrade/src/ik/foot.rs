@@ -342,20 +342,22 @@ pub fn run_foot_probe(
         // ground the other found, as from a foot standing there; without it a foot planted
         // across a riser saw only its heel's tread and its toe stayed in the step ahead
         // (Quaternius up the 20 cm flight: 7 cm, until the capsule stepped up and its
-        // rays saw the tread at last, and the planted foot jumped 8 cm).
-        let recast = |at: Vec3, found: RayHit| {
-            let above_found_m = (found.point.y - at.y).max(0.0);
-            cast_down_seen(world, at, above_found_m + extra_up_m, config, filter)
-        };
-        if let (Cast::StartedInside, Cast::Ground(found)) = (heel, toe) {
-            heel = recast(h, found);
-            result.rays_cast += 1;
-        }
+        // rays saw the tread at last, and the planted foot jumped 8 cm). Only when that
+        // ground is above the point: from no higher, it would be the same ray.
         let mut toe_seen_from_above = false;
-        if let (Cast::Ground(found), Cast::StartedInside) = (heel, toe) {
-            toe = recast(b, found);
-            result.rays_cast += 1;
-            toe_seen_from_above = matches!(toe, Cast::Ground(_));
+        match (heel, toe) {
+            (Cast::StartedInside, Cast::Ground(found)) if found.point.y > h.y => {
+                let up_m = found.point.y - h.y + extra_up_m;
+                heel = cast_down_seen(world, h, up_m, config, filter);
+                result.rays_cast += 1;
+            }
+            (Cast::Ground(found), Cast::StartedInside) if found.point.y > b.y => {
+                let up_m = found.point.y - b.y + extra_up_m;
+                toe = cast_down_seen(world, b, up_m, config, filter);
+                result.rays_cast += 1;
+                toe_seen_from_above = matches!(toe, Cast::Ground(_));
+            }
+            _ => {}
         }
         let (heel, toe) = (heel.hit(), toe.hit());
         result.heel = heel;
