@@ -113,8 +113,11 @@ pub struct FootIkConfig {
     /// Foot alignment clamps (IK-4: 45° pitch, 25° roll).
     pub foot_max_pitch_rad: f32,
     pub foot_max_roll_rad: f32,
-    /// Two-bone soften (IK-8): start easing the reach at this fraction of the leg. At the
-    /// pelvis's extension cap, so a reachable target is reached exactly.
+    /// Two-bone soften (IK-8): start easing the reach at this fraction of the leg. Just
+    /// under the pelvis's extension cap (`PelvisConfig::max_leg_extension`), so a target
+    /// the pelvis made reachable is reached within 0.06 % of the leg, and a knee is never
+    /// straight enough to jump when its foot is let go. With the cap above the soft zone
+    /// (0.99 against 0.97) the feet stopped up to 4 mm short going up flights.
     pub soften: f32,
 }
 
@@ -142,7 +145,7 @@ impl Default for FootIkConfig {
             stair_heel_lower_s: 0.15,
             foot_max_pitch_rad: 45f32.to_radians(),
             foot_max_roll_rad: 25f32.to_radians(),
-            soften: 0.99,
+            soften: 0.98,
         }
     }
 }

@@ -1323,3 +1323,36 @@ fn the_pelvis_drop_moves_the_joint_that_carries_the_thighs() {
         );
     }
 }
+
+#[test]
+fn a_target_the_pelvis_made_reachable_is_reached_by_the_soft_solve() {
+    // The default soft zone starts just under the pelvis's extension cap: a target at the
+    // cap (straight below the hip) is reached within 0.06 % of the leg, and the knee keeps
+    // a bend (a straight knee moves several times as far as its foot).
+    let config = FootIkConfig::default();
+    let cap = config.pelvis.max_leg_extension;
+    assert!(
+        config.soften < cap && cap < 1.0,
+        "soften {} cap {cap}",
+        config.soften
+    );
+    let (thigh_m, calf_m) = (0.42, 0.4);
+    let leg_m = thigh_m + calf_m;
+    let job = crate::ik::two_bone::TwoBoneIkJob {
+        start_model: Vec3::new(0.0, 1.0, 0.0),
+        mid_model: Vec3::new(0.0, 1.0 - thigh_m, 0.02),
+        end_model: Vec3::new(0.0, 1.0 - leg_m, 0.0),
+        target_model: Vec3::new(0.0, 1.0 - cap * leg_m, 0.0),
+        pole_model: Vec3::Z,
+        soften: config.soften,
+        ..Default::default()
+    };
+    let out = job.run();
+    let short_m = out.end_model.distance(job.target_model);
+    assert!(short_m < 0.0006 * leg_m, "{short_m} m short of the target");
+    let knee_forward_m = out.mid_model.z;
+    assert!(
+        knee_forward_m > 0.06,
+        "knee {knee_forward_m} m in front of the hip-ankle line"
+    );
+}
