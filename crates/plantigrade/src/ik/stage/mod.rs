@@ -116,8 +116,8 @@ pub struct FootIkConfig {
     /// Two-bone soften (IK-8): start easing the reach at this fraction of the leg. Just
     /// under the pelvis's extension cap (`PelvisConfig::max_leg_extension`), so a target
     /// the pelvis made reachable is reached within 0.06 % of the leg, and a knee is never
-    /// straight enough to jump when its foot is let go. With the cap above the soft zone
-    /// (0.99 against 0.97) the feet stopped up to 4 mm short going up flights.
+    /// straight enough to jump when its foot is let go. A cap well above the soft zone
+    /// (0.99 against 0.97) left the feet short: float p95 up the 20 cm flight 2 → 6 mm.
     pub soften: f32,
 }
 
