@@ -164,9 +164,11 @@ fn the_mannequin_body_is_skinned_where_the_character_walks() {
             .map(|v| Vec2::new(v.x - feet.x, v.z - feet.z).length())
             .fold(0.0, f32::max);
         assert!(vertices.iter().all(|v| v.is_finite()), "frame {frame}");
-        // The mannequin is 1.8 m tall; its head's top within a few cm of that.
+        // The mannequin is 1.8 m tall; its head's top within 15 cm of that. Walking, it
+        // bobs down to 1.697 m (the pelvis keeps a straight leg at 0.985 of its length,
+        // 4 mm lower than at 0.99, which took it under the 1.7 this used to ask).
         assert!(
-            (1.7..1.9).contains(&max_y),
+            (1.65..1.9).contains(&max_y),
             "frame {frame}: top at {max_y:.3} m"
         );
         // Every vertex is on the body around the feet: an arm's reach, not the spawn.
