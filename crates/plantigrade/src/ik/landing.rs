@@ -161,6 +161,7 @@ impl LandingPoses {
                     heel_model: heel * inv,
                     ball_model: ball * inv,
                     rotation_model: heaviest.foot.rotation_model,
+                    off_shin_m: heaviest.foot.off_shin_m,
                 },
                 hip_model: hip * inv,
             };

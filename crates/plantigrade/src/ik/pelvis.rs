@@ -62,14 +62,22 @@ pub fn required_drop_m(
     leg_length_m: f32,
     max_extension: f32,
 ) -> f32 {
-    if !hip_world.is_finite()
-        || !target_world.is_finite()
-        || leg_length_m.is_nan()
-        || leg_length_m <= 0.0
-    {
+    if leg_length_m.is_nan() || leg_length_m <= 0.0 {
         return 0.0;
     }
-    let reach = leg_length_m * max_extension.clamp(0.5, 1.0);
+    drop_to_reach_m(
+        hip_world,
+        target_world,
+        leg_length_m * max_extension.clamp(0.5, 1.0),
+    )
+}
+
+/// How far (m, ≥ 0) a hip at `hip_world` must come down so that `target_world` lies within
+/// `reach` of it (see [`required_drop_m`]); 0 for a non-finite input.
+pub fn drop_to_reach_m(hip_world: Vec3, target_world: Vec3, reach: f32) -> f32 {
+    if !hip_world.is_finite() || !target_world.is_finite() || !reach.is_finite() || reach <= 0.0 {
+        return 0.0;
+    }
     let d = hip_world - target_world;
     let horizontal_sq = d.x * d.x + d.z * d.z;
     let vertical_room = (reach * reach - horizontal_sq).max(0.0).sqrt();

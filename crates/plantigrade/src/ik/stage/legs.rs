@@ -52,6 +52,9 @@ impl FootIk {
             let planted = smoothstep(self.feet[i].contact);
             let reach_m =
                 config.soften.clamp(0.0, 1.0) * (hip.distance(knee) + knee.distance(ankle));
+            // An IK-target foot reaches as far past its shin as the animation puts it.
+            let off_shin_m = animated[i].off_shin_m;
+            let foot_reach_m = reach_m + off_shin_m;
             // Out of reach while swinging (a foot bound for a tread the pelvis has not come
             // down to yet): the foot waits above its target rather than being pulled back
             // along the leg, which on a way down cuts through the nosing it is passing.
@@ -59,7 +62,7 @@ impl FootIk {
             // eased in over the first few cm past the reach, so a leg the animation itself
             // stretches straight is left alone.
             if alphas[i] > 0.0 && planted < 1.0 {
-                if let Some(raised_y) = raise_out_of_reach_swing(hip, target_model, reach_m) {
+                if let Some(raised_y) = raise_out_of_reach_swing(hip, target_model, foot_reach_m) {
                     target_model.y = lerp(target_model.y, raised_y, 1.0 - planted);
                     out.feet[i].ankle_target_world = root + facing * target_model;
                 }
@@ -69,7 +72,7 @@ impl FootIk {
                 let ball_offset = align_model[i] * (anim.ball_model - anim.ankle_model);
                 if let Some((roll, rolled)) = roll_onto_ball(
                     hip,
-                    reach_m,
+                    foot_reach_m,
                     target_model,
                     ball_offset,
                     align_model[i] * Vec3::Y,
@@ -109,6 +112,10 @@ impl FootIk {
                 target_model = target_model.lerp(hip + held_out, 1.0 - planted);
                 out.feet[i].ankle_target_world = root + facing * target_model;
             }
+            // The leg is solved for the foot's target less what it may stand off its shin.
+            let off_shin = stand_off_shin(target_model - hip, reach_m, off_shin_m);
+            feet.off_shin_model[i] = off_shin;
+            let leg_target_model = target_model - off_shin;
             let forward = Vec3::Z;
             // A knee is a hinge about the character's left axis: for the hip→target line
             // `d`, the knee side that bends the shin backward is `d × left` (forward for a
@@ -123,12 +130,10 @@ impl FootIk {
             let pole = (hinge_pole + 0.5 * animated_pole)
                 .try_normalize()
                 .unwrap_or(hinge_pole);
-            let mut job =
-                TwoBoneIkJob::for_leg(model, &leg.chain, target_model, pole).map_err(|_| {
-                    FootIkError::JointOutOfRange {
-                        joint: leg.chain.foot,
-                        num_joints: model.num_joints(),
-                    }
+            let mut job = TwoBoneIkJob::for_leg(model, &leg.chain, leg_target_model, pole)
+                .map_err(|_| FootIkError::JointOutOfRange {
+                    joint: leg.chain.foot,
+                    num_joints: model.num_joints(),
                 })?;
             job.end_model = ankle;
             job.soften = config.soften;
@@ -154,7 +159,7 @@ impl FootIk {
                     num_joints: model.num_joints(),
                 })?;
         }
-        self.update_legs(skeleton, pose, model)?;
+        self.update_legs(skeleton, pose, model, &feet.off_shin_model)?;
         Ok((reach_rolls, knee_bends))
     }
 
@@ -194,21 +199,22 @@ impl FootIk {
                 }
             }
         }
-        self.update_legs(skeleton, pose, model)?;
+        self.update_legs(skeleton, pose, model, &feet.off_shin_model)?;
         Ok(())
     }
 
     /// Model transforms of the legs again after their local rotations changed (the rest of
     /// the skeleton is already up to date), with each IK-target foot moved to the end of
-    /// its shin.
+    /// its shin, stood off it by `off_shin_model`.
     pub(super) fn update_legs(
         &self,
         skeleton: &Skeleton,
         pose: &mut Pose,
         model: &mut ModelPose,
+        off_shin_model: &[Vec3; 2],
     ) -> Result<(), FootIkError> {
         self.update_leg_models(skeleton, pose, model)?;
-        if self.place_ik_target_feet(skeleton, pose, model) {
+        if self.place_ik_target_feet(skeleton, pose, model, off_shin_model) {
             // Again, for the feet (and what hangs from them) at their new place.
             self.update_leg_models(skeleton, pose, model)?;
         }
@@ -233,16 +239,18 @@ impl FootIk {
 
     /// Sets each IK-target foot's local translation (relative to its own parent, whatever
     /// that is) so that its model position is the virtual ankle at the end of its solved
-    /// shin; its rotation is left to the alignment. `model` must be up to date for the
-    /// calves and the feet's parents. Returns whether any foot was placed.
+    /// shin plus its `off_shin_model`; its rotation is left to the alignment. `model` must
+    /// be up to date for the calves and the feet's parents. Returns whether any foot was
+    /// placed.
     fn place_ik_target_feet(
         &self,
         skeleton: &Skeleton,
         pose: &mut Pose,
         model: &ModelPose,
+        off_shin_model: &[Vec3; 2],
     ) -> bool {
         let mut placed = false;
-        for leg in &self.rig.legs {
+        for (leg, off_shin) in self.rig.legs.iter().zip(off_shin_model) {
             if leg.ankle_in_calf.is_none() {
                 continue;
             }
@@ -252,7 +260,7 @@ impl FootIk {
                 .map_or(Affine3A::IDENTITY, |p| model.joints_model()[p]);
             let local = parent_model
                 .inverse()
-                .transform_point3(leg.ankle_model(model));
+                .transform_point3(leg.ankle_model(model) + *off_shin);
             if local.is_finite() {
                 pose.local_mut()[foot].translation = local;
                 placed = true;
@@ -294,6 +302,18 @@ pub(super) fn turn_foot(
     // stays on the plane.
     let align = align * Quat::from_rotation_y(state.lock.yaw_offset_rad(foot_yaw));
     align * stair_pitch(state, foot.anim, foot.landing_in_s, config, dt_s)
+}
+
+/// How far along `hip_to_target` (model space) an IK-target foot stands off its shin's
+/// end: the part of the distance past `reach_m`, up to `off_shin_m` (what the animation
+/// holds it off by this tick), so the leg is solved for the rest. Zero within reach.
+fn stand_off_shin(hip_to_target: Vec3, reach_m: f32, off_shin_m: f32) -> Vec3 {
+    let distance_m = hip_to_target.length();
+    let off_m = (distance_m - reach_m).min(off_shin_m);
+    match hip_to_target.try_normalize() {
+        Some(direction) if off_m > 0.0 => direction * off_m,
+        _ => Vec3::ZERO,
+    }
 }
 
 /// IK-8's reach, helped by the foot: an ankle target farther than `reach_m` from the hip is
@@ -582,6 +602,7 @@ mod tests {
             heel_model: Vec3::new(0.0, 0.0, -0.05),
             ball_model: Vec3::new(0.0, 0.13 * 10f32.to_radians().tan(), 0.08),
             rotation_model: Quat::IDENTITY,
+            off_shin_m: 0.0,
         };
         let landing = |w: f32| {
             let mut state = FootState::default();

@@ -173,6 +173,11 @@ pub struct AnimatedFoot {
     pub heel_model: Vec3,
     pub ball_model: Vec3,
     pub rotation_model: Quat,
+    /// How far (m) the animation holds an IK-target foot off the end of its shin: a clip
+    /// may put the foot where the leg cannot reach (Quaternius' walk: up to 12 cm at the
+    /// ends of a stride), and the foot may then stand off its solved shin as far. 0 for a
+    /// foot below its calf.
+    pub off_shin_m: f32,
 }
 
 impl AnimatedFoot {
@@ -392,6 +397,9 @@ struct FeetTargets {
     /// Each foot's IK weight (0..1).
     alphas: [f32; 2],
     moving_all_missed: [bool; 2],
+    /// Where each IK-target foot stands off the end of its solved shin (model space; zero
+    /// for a foot the leg reaches, and always for a foot below its calf).
+    off_shin_model: [Vec3; 2],
 }
 
 /// The foot IK stage of one character.

@@ -5,7 +5,7 @@
 use glam::Vec3;
 
 use super::{FeetTargets, FootIk, FootIkError, FootIkInput, Tick, LANDING_TIME_CONSTANTS};
-use crate::ik::pelvis::required_drop_m;
+use crate::ik::pelvis::{drop_to_reach_m, required_drop_m};
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
 
@@ -38,12 +38,10 @@ impl FootIk {
         for (i, leg) in self.rig.legs.iter().enumerate() {
             let hip_model = model.position_model(leg.chain.thigh);
             let hip_world = root + facing * hip_model + tick.body_lag_world;
-            drop_m = drop_m.max(required_drop_m(
-                hip_world,
-                targets_world[i],
-                leg.leg_length_m,
-                config.pelvis.max_leg_extension,
-            ));
+            // An IK-target foot may stand off its shin as far as the animation has it.
+            let reach_m = leg.leg_length_m * config.pelvis.max_leg_extension.clamp(0.5, 1.0)
+                + tick.animated[i].off_shin_m;
+            drop_m = drop_m.max(drop_to_reach_m(hip_world, targets_world[i], reach_m));
             // How far a locked foot the hip has left behind is out of reach across the
             // ground: the drop it would ask were the ankle no farther below the hip than the
             // animation has it (a foot on a lower tread asks a drop by being lower, and that
@@ -57,12 +55,7 @@ impl FootIk {
                     targets_world[i].y.max(hip_world.y - below_hip_m),
                     targets_world[i].z,
                 );
-                required_drop_m(
-                    hip_world,
-                    level_target,
-                    leg.leg_length_m,
-                    config.pelvis.max_leg_extension,
-                )
+                drop_to_reach_m(hip_world, level_target, reach_m)
             } else {
                 0.0
             };

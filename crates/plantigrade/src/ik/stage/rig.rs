@@ -168,6 +168,11 @@ impl FootRig {
                 heel_model: foot.transform_point3(leg.sockets.heel_foot_local),
                 ball_model: foot.transform_point3(leg.sockets.ball_foot_local),
                 rotation_model,
+                off_shin_m: leg.ankle_in_calf.map_or(0.0, |_| {
+                    Some(Vec3::from(foot.translation).distance(leg.ankle_model(model)))
+                        .filter(|d| d.is_finite())
+                        .unwrap_or(0.0)
+                }),
             }
         })
     }

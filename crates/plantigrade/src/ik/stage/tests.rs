@@ -1107,11 +1107,21 @@ fn hold_rest_pose_on<W: SpatialQueries>(
     skeleton: &Skeleton,
     world: &W,
 ) -> (Pose, ModelPose) {
-    let mut pose = Pose::rest(skeleton);
+    hold_pose_on(ik, skeleton, world, &Pose::rest(skeleton))
+}
+
+/// As [`hold_rest_pose_on`], with `animated` as the animation's pose every tick.
+fn hold_pose_on<W: SpatialQueries>(
+    ik: &mut FootIk,
+    skeleton: &Skeleton,
+    world: &W,
+    animated: &Pose,
+) -> (Pose, ModelPose) {
+    let mut pose = animated.clone();
     let mut model = ModelPose::new(skeleton.num_joints());
     let input = input(Vec3::ZERO, 1.0);
     for _ in 0..90 {
-        pose = Pose::rest(skeleton);
+        pose = animated.clone();
         local_to_model(skeleton, &pose, &mut model).unwrap();
         let animated = ik.rig().animated_feet(&model);
         let requests = ik.plan_probes(&input, &animated);
@@ -1225,6 +1235,58 @@ fn ik_target_feet_are_put_on_their_targets_at_the_end_of_their_shins() {
     // The right foot needed the pelvis down (metres, whatever the armature scale).
     assert!(
         (-0.1..-0.01).contains(&out.pelvis_offset_m),
+        "{}",
+        out.pelvis_offset_m
+    );
+    assert_eq!(out.knee_flips, 0);
+}
+
+#[test]
+fn an_ik_target_foot_stands_off_its_shin_as_far_as_the_animation_holds_it() {
+    // The animation holds the left foot 6 cm below the end of its (near straight) shin, as
+    // Quaternius' walk holds its feet past the legs' reach at the ends of a stride, and the
+    // ground under it is as low: the foot stays on it, with the leg reaching toward it, and
+    // the pelvis does not come down the 6 cm it would take to reach it with the leg.
+    let skeleton = ik_target_feet_skeleton();
+    let map = crate::bone_map::HumanoidMap::detect(&skeleton);
+    let rig = FootRig::new(&skeleton, &map).unwrap();
+    let (left, right) = (rig.legs[0], rig.legs[1]);
+    let off_m = 0.06;
+    let mut animated = Pose::rest(&skeleton);
+    // Root-local units are hundredths of a metre.
+    animated.local_mut()[left.chain.foot].translation.y -= off_m / 100.0;
+    let mut model = ModelPose::new(skeleton.num_joints());
+    local_to_model(&skeleton, &animated, &mut model).unwrap();
+    let feet = rig.animated_feet(&model);
+    assert!((feet[0].off_shin_m - off_m).abs() < 1e-4, "{:?}", feet[0]);
+    assert!(feet[1].off_shin_m < 1e-4, "{:?}", feet[1]);
+
+    let world = split_world(Some(-off_m), Some(0.0));
+    let mut ik = FootIk::new(FootIkConfig::default(), rig);
+    let (_, model) = hold_pose_on(&mut ik, &skeleton, &world, &animated);
+    let out = *ik.output();
+    let solved = model.joints_model();
+    let foot = Vec3::from(solved[left.chain.foot].translation);
+    let target = out.feet[0].ankle_target_world;
+    assert!(foot.distance(target) < 1e-3, "foot {foot} target {target}");
+    let (heel, ball) = (
+        model.point_model(left.chain.foot, left.sockets.heel_foot_local),
+        model.point_model(left.chain.foot, left.sockets.ball_foot_local),
+    );
+    assert!((heel.y.min(ball.y) + off_m).abs() < 0.005, "{heel} {ball}");
+    let shin_end = solved[left.chain.calf].transform_point3(left.ankle_in_calf.unwrap());
+    let stand_off_m = foot.distance(shin_end);
+    assert!(
+        (0.01..=off_m + 1e-3).contains(&stand_off_m),
+        "{stand_off_m}"
+    );
+    // The right foot, under its shin in the animation, is at the end of it.
+    let right_foot = Vec3::from(solved[right.chain.foot].translation);
+    let right_shin_end = solved[right.chain.calf].transform_point3(right.ankle_in_calf.unwrap());
+    assert!(right_foot.distance(right_shin_end) < 1e-4);
+    // Only the little both legs need to come off full stretch.
+    assert!(
+        (-0.03..=0.0).contains(&out.pelvis_offset_m),
         "{}",
         out.pelvis_offset_m
     );
