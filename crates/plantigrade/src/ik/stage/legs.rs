@@ -70,11 +70,12 @@ impl FootIk {
             if alphas[i] > 0.0 && planted > 0.0 {
                 let anim = &animated[i];
                 let ball_offset = align_model[i] * (anim.ball_model - anim.ankle_model);
+                let heel_to_ball = align_model[i] * (anim.ball_model - anim.heel_model);
                 if let Some((roll, rolled)) = roll_onto_ball(
                     hip,
                     foot_reach_m,
                     target_model,
-                    ball_offset,
+                    (ball_offset, heel_to_ball),
                     align_model[i] * Vec3::Y,
                     config.max_reach_roll_rad * planted,
                 ) {
@@ -318,14 +319,17 @@ fn stand_off_shin(hip_to_target: Vec3, reach_m: f32, off_shin_m: f32) -> Vec3 {
 
 /// IK-8's reach, helped by the foot: an ankle target farther than `reach_m` from the hip is
 /// brought closer by rolling the foot heel-up about its ball (the foot's ankle→ball vector
-/// `ball_offset`, its sole's `up`, all model space), by the least angle up to `max_rad`
-/// that reaches, or the angle that comes closest. `None` when the target is within reach
-/// or rolling does not help. Returns the roll (model space) and the rolled ankle target.
+/// `ball_offset`, its heel→ball vector `heel_to_ball`, its sole's `up`, all model space),
+/// by the least angle up to `max_rad` that reaches, or the angle that comes closest. The
+/// foot pitches about the line across it at the ball (square to heel→ball): on a rig whose
+/// ankle joint is off to the side of its sole (Quaternius': 21 cm), a turn square to
+/// ankle→ball would swing the ankle sideways. `None` when the target is within reach or
+/// rolling does not help. Returns the roll (model space) and the rolled ankle target.
 pub(super) fn roll_onto_ball(
     hip: Vec3,
     reach_m: f32,
     ankle_target: Vec3,
-    ball_offset: Vec3,
+    (ball_offset, heel_to_ball): (Vec3, Vec3),
     up: Vec3,
     max_rad: f32,
 ) -> Option<(Quat, Vec3)> {
@@ -333,7 +337,7 @@ pub(super) fn roll_onto_ball(
     if !usable || hip.distance(ankle_target) <= reach_m {
         return None;
     }
-    let forward = (ball_offset - up * up.dot(ball_offset)).try_normalize()?;
+    let forward = (heel_to_ball - up * up.dot(heel_to_ball)).try_normalize()?;
     let axis = up.cross(forward).try_normalize()?;
     let ball = ankle_target + ball_offset;
     let rolled = |angle: f32| {
@@ -648,15 +652,16 @@ mod tests {
     fn a_foot_rolls_onto_its_ball_by_the_least_angle_that_reaches() {
         let hip = Vec3::new(0.0, 0.9, 0.0);
         let ball_offset = Vec3::new(0.0, -0.08, 0.13);
+        let feet = (ball_offset, Vec3::new(0.0, 0.0, 0.18));
         let max = 40f32.to_radians();
         // Within reach, or the roll switched off: nothing to do.
         let near = Vec3::new(0.0, 0.15, 0.0);
-        assert!(roll_onto_ball(hip, 0.8, near, ball_offset, Vec3::Y, max).is_none());
+        assert!(roll_onto_ball(hip, 0.8, near, feet, Vec3::Y, max).is_none());
         let far = Vec3::new(0.0, 0.08, -0.05);
-        assert!(roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, 0.0).is_none());
+        assert!(roll_onto_ball(hip, 0.8, far, feet, Vec3::Y, 0.0).is_none());
         // 2.3 cm out of reach: rolled until the ankle is just within reach, heel up, the
         // ball where it was.
-        let (roll, ankle) = roll_onto_ball(hip, 0.8, far, ball_offset, Vec3::Y, max).unwrap();
+        let (roll, ankle) = roll_onto_ball(hip, 0.8, far, feet, Vec3::Y, max).unwrap();
         let reach_left = 0.8 - hip.distance(ankle);
         assert!((0.0..2e-3).contains(&reach_left), "reach left {reach_left}");
         assert!(ankle.y > far.y, "ankle {ankle}");
@@ -666,14 +671,36 @@ mod tests {
         assert!((roll * heel_offset).y > heel_offset.y, "heel comes up");
         assert!(roll.angle_between(Quat::IDENTITY) < max);
         // Far out of reach: the whole allowed roll, and no more.
-        let (roll, _) = roll_onto_ball(hip, 0.6, far, ball_offset, Vec3::Y, max).unwrap();
+        let (roll, _) = roll_onto_ball(hip, 0.6, far, feet, Vec3::Y, max).unwrap();
         assert!((roll.angle_between(Quat::IDENTITY) - max).abs() < 1e-4);
         // Degenerate input never gives a non-finite answer.
         for bad in [Vec3::NAN, Vec3::ZERO] {
-            let rolled = roll_onto_ball(hip, 0.8, far, bad, Vec3::Y, max);
+            let rolled = roll_onto_ball(hip, 0.8, far, (bad, bad), Vec3::Y, max);
             assert!(rolled.is_none(), "{rolled:?}");
         }
-        assert!(roll_onto_ball(hip, f32::NAN, far, ball_offset, Vec3::Y, max).is_none());
+        assert!(roll_onto_ball(hip, f32::NAN, far, feet, Vec3::Y, max).is_none());
+    }
+
+    #[test]
+    fn a_foot_whose_ankle_is_off_its_sole_rolls_about_the_line_across_its_ball() {
+        // Quaternius' foot joint stands 21 cm outside its sole's middle: the sole runs
+        // straight ahead, the ball ahead and inside of the ankle. Rolled heel-up, the ankle
+        // comes up and forward along the foot, not in toward the other foot.
+        let hip = Vec3::new(0.54, 0.4, 0.0);
+        let far = Vec3::new(0.54, 0.02, -0.5);
+        let ball_offset = Vec3::new(-0.21, -0.02, 0.19);
+        let heel_to_ball = Vec3::new(0.0, 0.0, 0.2);
+        let max = 40f32.to_radians();
+        let (roll, ankle) =
+            roll_onto_ball(hip, 0.45, far, (ball_offset, heel_to_ball), Vec3::Y, max).unwrap();
+        assert!(ankle.y > far.y + 0.01, "heel up: {ankle}");
+        assert!((ankle.x - far.x).abs() < 1e-4, "sideways: {ankle}");
+        let ball = far + ball_offset;
+        assert!((ankle + roll * ball_offset).distance(ball) < 1e-5);
+        // Turned square to ankle→ball instead, the ankle went 6 cm in.
+        let (_, skewed) =
+            roll_onto_ball(hip, 0.45, far, (ball_offset, ball_offset), Vec3::Y, max).unwrap();
+        assert!(skewed.x < far.x - 0.05, "{skewed}");
     }
 
     #[test]
