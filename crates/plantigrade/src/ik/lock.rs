@@ -396,7 +396,17 @@ impl FootLock {
                 destination = *self.step_landing_xz.get_or_insert(animated_xz);
             }
             // Smoothstep fade: no velocity jump at either end.
-            return destination + self.release_offset_xz();
+            let at = destination + self.release_offset_xz();
+            // A step that comes down this tick onto a foot the curve has planted plants
+            // now: a tick later, the foot hovered at the end of its arc for that tick.
+            if self.release_left <= 0.0 && self.release_is_step && planted {
+                self.locked = Some((at, facing_yaw_rad));
+                self.touch_lock = false;
+                self.lifted = false;
+                self.nudged = Vec2::ZERO;
+                self.step_landing_xz = None;
+            }
+            return at;
         }
         self.step_landing_xz = None;
         animated_xz
@@ -618,6 +628,39 @@ mod tests {
         lock.update_with(&config, &input(config.max_reach_drop_m * 1.1));
         assert_eq!(lock.last_release, Some(Release::OutOfReach));
         assert!(lock.stepping().is_some(), "a step, not a slide");
+    }
+
+    #[test]
+    fn a_step_onto_a_planted_curve_locks_on_the_tick_it_comes_down() {
+        // Let go as a step mid-stance: on the tick its glide ends the curve still says
+        // planted, and the foot is locked where it came down, not a tick later (hovering
+        // at the end of its arc for that tick: Quaternius' runs floated 5 mm there).
+        let config = LockConfig::default();
+        let mut lock = FootLock::default();
+        let input = |reach_drop_m: f32| LockInput {
+            animated_xz: Vec2::new(0.1, 0.0),
+            contact: 1.0,
+            reach_drop_m,
+            dt_s: DT,
+            ..LockInput::default()
+        };
+        lock.update_with(&config, &input(0.0));
+        lock.update_with(&config, &input(config.max_reach_drop_m * 1.1));
+        assert!(lock.stepping().is_some());
+        let mut ticks = 0;
+        while lock.stepping().is_some() {
+            let at = lock.update_with(&config, &input(0.0));
+            ticks += 1;
+            assert!(ticks < 100, "the step ends");
+            if lock.stepping().is_none() {
+                assert!(lock.is_locked(), "planted on the tick the step ends");
+                assert_eq!(lock.locked_xz(), Some(at));
+            }
+        }
+        // And it holds there.
+        let held = lock.locked_xz();
+        lock.update_with(&config, &input(0.0));
+        assert_eq!(lock.locked_xz(), held);
     }
 
     #[test]

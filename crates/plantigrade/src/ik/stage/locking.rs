@@ -111,6 +111,9 @@ pub(super) struct Held {
     pub(super) ball_speed_m_s: Option<f32>,
     /// Set down this tick: landed, or settled onto one tread.
     pub(super) landed_now: bool,
+    /// Landed this tick at the end of a step (a lock's release that lifted the foot and set
+    /// it down again while the curve said planted), gliding in, not dropping.
+    pub(super) stepped_down_now: bool,
     /// Moved onto one tread this tick: this tick's probes were cast where the foot was,
     /// across the edge, and [`Held::plane`] is the tread it is on now.
     pub(super) moved_onto_tread: bool,
@@ -205,12 +208,14 @@ pub(super) fn hold_ball(
         .filter(|v| v.is_finite());
     state.last_ball_xz = Some(ball_xz);
     let mut landed_now = false;
+    let mut stepped_down_now = false;
     let mut moved_onto_tread = false;
     let anchored_ball_xz = if config.mode == FootIkMode::None {
         state.lock.reset();
         ball_xz
     } else {
         let was_locked = state.lock.is_locked();
+        let was_stepping = state.lock.stepping().is_some();
         // Locks on the curve's own contact (not the eased one), so the foot is
         // pinned on the tick it lands.
         let pinned = to_ball
@@ -237,6 +242,7 @@ pub(super) fn hold_ball(
         // would otherwise hold the ball a whole step above its tread.
         let landed = !was_locked && state.lock.is_locked();
         landed_now = landed;
+        stepped_down_now = landed && was_stepping;
         let under_foot = result.ran && result.look_ahead_used_xz.length_squared() < 1e-6;
         let toe_overhangs = matches!(
             (result.heel, result.toe),
@@ -291,6 +297,7 @@ pub(super) fn hold_ball(
         foot_yaw_rad: foot_yaw,
         ball_speed_m_s,
         landed_now,
+        stepped_down_now,
         moved_onto_tread,
         plane,
     }

@@ -629,7 +629,10 @@ impl FootIk {
             }
             let align = turned;
             let xz = ankle_xz(ball_xz, align, &anim, tick.facing);
-            hold_planted_lift_m(state, &foot, held.landed_now, tick.dt_s);
+            // A step's end glides in: held down from the tick it lands, as a foot already
+            // planted is.
+            let dropped_now = held.landed_now && !held.stepped_down_now;
+            hold_planted_lift_m(state, &foot, dropped_now, tick.dt_s);
             let (ankle_y, under_foot) = ankle_height_m(state, &foot, &held, align, xz, tick.facing);
             let ankle_y = lift_stepping_foot(&state.lock, ankle_y, &config);
             let mut target = Vec3::new(xz.x, ankle_y, xz.y);
