@@ -93,6 +93,7 @@ impl CharacterSettings {
         let g = &mut s.tilt.ground;
         g.step_min_height_m *= length;
         g.stairs_probe_half_length_m *= length;
+        s.tilt.slope_speed.max_step_rise_m *= length;
 
         let i = &mut s.impact;
         i.min_speed_m_s *= speed;

@@ -16,8 +16,9 @@ use crate::math::damp_share;
 use crate::pose::{local_to_model, ModelPose, Pose};
 use crate::skeleton::Skeleton;
 use crate::tilt::{
-    apply_posture, flight_stride_scale, slope_speed_scale, NormalSourceChoice, PelvisTilt,
-    PostureOffsets, TiltConfig, TiltInput, TiltOutput,
+    apply_posture, flight_stride_scale, slope_angle_along_rad, slope_speed_scale,
+    NormalSourceChoice, PelvisTilt, PostureOffsets, SlopeSpeedConfig, TiltConfig, TiltInput,
+    TiltOutput,
 };
 use crate::world::{QueryFilter, SpatialQueries};
 
@@ -46,7 +47,8 @@ pub(super) struct Posture {
     /// The trunk's lean as animated (pelvis → neck against vertical, forward +, rad).
     pub(super) torso_lean_anim_rad: f32,
     /// The share the slope's playback scale is corrected by, eased: off 1 while a flight
-    /// of stairs fits the stride to a whole number of treads.
+    /// of stairs fits the stride to a whole number of treads, or a slope shortens a step
+    /// that would climb or descend more than the legs span ([`step_rise_share`]).
     flight_stride_share: f32,
     /// What [`Self::flight_stride_share`] eases toward, and the slope's scale it corrects.
     flight_stride_share_target: f32,
@@ -83,6 +85,31 @@ impl ScaleAhead {
 pub(super) struct StrideNow {
     pub step_m: f32,
     pub scale_now: f32,
+}
+
+/// Off a flight (TILT-7): what the slope's playback scale `slope_scale` is raised by so a
+/// step, as `stride` takes it, climbs or descends no more than the config's
+/// `max_step_rise_m` on ground rising `grade` (|tan|) along the movement; at least 1, and
+/// never past `flight_max_scale` in all. Quaternius' walk steps 1.2 m on 0.53 m legs: down
+/// the 40° ramp at the slope's 1.5 a foot landed 0.47 m ahead of the hip and 0.4 m below it,
+/// out of reach, and slid 7 cm down the slope as it came down.
+fn step_rise_share(
+    stride: StrideNow,
+    slope_scale: f32,
+    grade: f32,
+    config: &SlopeSpeedConfig,
+) -> f32 {
+    let usable = |v: f32| v.is_finite() && v > 0.0;
+    if !(usable(slope_scale) && usable(config.max_step_rise_m)) {
+        return 1.0;
+    }
+    let step_at_slope_m = stride.step_m * stride.scale_now / slope_scale;
+    let share = step_at_slope_m * grade / config.max_step_rise_m;
+    if share.is_finite() {
+        share.min(config.flight_max_scale / slope_scale).max(1.0)
+    } else {
+        1.0
+    }
 }
 
 /// How fast the stride eases to and from a flight's whole treads (1/s): within about a
@@ -183,7 +210,15 @@ impl Posture {
                 )?;
                 Some(whole_treads / flight_scale)
             })
-            .unwrap_or(1.0);
+            .unwrap_or_else(|| {
+                // Off a flight: a step that would climb or descend more than the legs span
+                // is shortened.
+                let grade = slope_angle_along_rad(tilt.frame.normal_world, velocity_world)
+                    .map_or(0.0, |a| a.tan().abs());
+                stride.filter(|_| !tilt.airborne).map_or(1.0, |stride| {
+                    step_rise_share(stride, tilt.slope_speed_scale, grade, config)
+                })
+            });
         if dt_s.is_finite() && dt_s > 0.0 {
             let ease = damp_share(FLIGHT_STRIDE_EASE_PER_S, dt_s);
             self.flight_stride_share += (share - self.flight_stride_share) * ease;

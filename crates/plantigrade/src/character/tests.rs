@@ -218,6 +218,63 @@ fn the_posture_stage_fits_the_stride_to_a_flights_treads() {
 }
 
 #[test]
+fn a_stride_too_long_for_the_legs_on_a_steep_ramp_is_shortened() {
+    // Down a 40° ramp the slope's scale is capped at 1.5. The mannequin's walk (0.875 m a
+    // step at scale 1) then steps 0.58 m and drops 0.49 m a step, within its 0.85 m; a
+    // stride of 1.216 m (Quaternius' walk, on legs 0.65 of the mannequin's: 0.55 m) would
+    // step 0.81 m and drop 0.68 m, so it is played faster until a step drops 0.55 m.
+    use crate::tilt::{PelvisTilt, TiltConfig, TiltInput};
+    let grade = 40f32.to_radians().tan();
+    let world =
+        HeightWorld::new(move |_, z| Some((-grade * z, Vec3::new(0.0, 1.0, grade).normalize())));
+    let root = Vec3::new(0.0, -grade * 2.0, 2.0);
+    let mannequin = crate::mannequin::Mannequin::new();
+    let run = |config: TiltConfig, step_at_scale_one_m: f32| {
+        let mut posture = Posture::new(
+            &mannequin.bones,
+            config,
+            Default::default(),
+            Default::default(),
+        );
+        let mut tilt = PelvisTilt::new(config);
+        let input = TiltInput {
+            world: &world,
+            filter: QueryFilter::GROUND,
+            root_world: root,
+            facing_yaw_rad: 0.0,
+            pelvis_model: Vec3::Y * 0.95,
+            feet_world: [root + Vec3::Z * 0.15, root - Vec3::Z * 0.15],
+            grounded: true,
+            aiming: false,
+            dt_s: 1.0 / 60.0,
+        };
+        let source = crate::tilt::NormalSourceChoice::Ground;
+        let mut scale = 1.0;
+        for _ in 0..120 {
+            posture.tilt_output = Some(tilt.update(&input, &source));
+            let now = super::posture::StrideNow {
+                step_m: step_at_scale_one_m / scale,
+                scale_now: scale,
+            };
+            scale = posture.playback_scale(true, Some(now), Vec3::Z, 0.0, 1.0 / 60.0);
+        }
+        (scale, posture.tilt_output.unwrap().slope_speed_scale)
+    };
+    let (mannequin_scale, slope_scale) = run(TiltConfig::default(), 0.875);
+    assert_eq!(slope_scale, 1.5);
+    assert!((mannequin_scale - 1.5).abs() < 1e-3, "{mannequin_scale}");
+    let mut small = TiltConfig::default();
+    small.slope_speed.max_step_rise_m *= 0.65;
+    let (scale, _) = run(small, 1.216);
+    let drop_m = 1.216 / scale * grade;
+    assert!(
+        (drop_m - small.slope_speed.max_step_rise_m).abs() < 5e-3,
+        "scale {scale}: a step drops {drop_m} m"
+    );
+    assert!(scale <= small.slope_speed.flight_max_scale);
+}
+
+#[test]
 fn the_tick_stages_in_order_are_the_tick_and_out_of_order_is_an_error() {
     let graph = Arc::new(crate::mannequin::Mannequin::new().default_graph().unwrap());
     let world = HeightWorld::new(|_, _| Some((0.0, Vec3::Y)));

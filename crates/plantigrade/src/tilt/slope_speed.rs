@@ -41,6 +41,9 @@ pub struct SlopeSpeedConfig {
     /// Largest scale on a flight with [`Self::whole_treads`]. Default 2.0: a walk at 1.75
     /// m/s takes two 0.28 m treads a step at about 3 steps a second.
     pub flight_max_scale: f32,
+    /// The most a step may climb or descend on a slope (m): a stride that would take more
+    /// is played faster, up to `flight_max_scale` in all. Default 0.85; scaled with the rig.
+    pub max_step_rise_m: f32,
 }
 
 impl Default for SlopeSpeedConfig {
@@ -53,6 +56,7 @@ impl Default for SlopeSpeedConfig {
             downhill_shortens: true,
             whole_treads: true,
             flight_max_scale: 2.0,
+            max_step_rise_m: 0.85,
         }
     }
 }
@@ -82,6 +86,11 @@ impl SlopeSpeedConfig {
             downhill_shortens: self.downhill_shortens,
             whole_treads: self.whole_treads,
             flight_max_scale: bound(self.flight_max_scale, d.flight_max_scale).max(a.max(b)),
+            max_step_rise_m: if self.max_step_rise_m > 0.0 {
+                self.max_step_rise_m
+            } else {
+                d.max_step_rise_m
+            },
         }
     }
 }
@@ -259,6 +268,7 @@ mod tests {
             downhill_shortens: true,
             whole_treads: true,
             flight_max_scale: -3.0,
+            max_step_rise_m: f32::NAN,
         };
         // 0 → 70 °/unit; bounds become [1.5, 2.0], the flight's at least the upper one.
         assert_eq!(slope_speed_scale(0.0, &weird), 1.5);
