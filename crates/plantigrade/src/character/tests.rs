@@ -149,11 +149,27 @@ fn a_character_of_its_own_root_motion_predicts_landings_with_it() {
     assert_ne!(**own_root.landing_poses(), **graph_root.landing_poses());
 }
 
+/// The tilt's input for a mannequin-sized body standing at `root` facing +Z, its feet
+/// 15 cm ahead and behind, at 60 Hz.
+fn standing_tilt_input(world: &dyn SpatialQueries, root: Vec3) -> crate::tilt::TiltInput<'_> {
+    crate::tilt::TiltInput {
+        world,
+        filter: QueryFilter::GROUND,
+        root_world: root,
+        facing_yaw_rad: 0.0,
+        pelvis_model: Vec3::Y * 0.95,
+        feet_world: [root + Vec3::Z * 0.15, root - Vec3::Z * 0.15],
+        grounded: true,
+        aiming: false,
+        dt_s: 1.0 / 60.0,
+    }
+}
+
 #[test]
 fn the_posture_stage_fits_the_stride_to_a_flights_treads() {
     // The posture stage alone, on plain data: a tilt settled mid-flight on the course's
     // 20 cm stairs (0.28 m treads), and a gait stepping 0.875 m at playback scale 1.
-    use crate::tilt::{PelvisTilt, TiltConfig, TiltInput};
+    use crate::tilt::{PelvisTilt, TiltConfig};
     // The course's `stairs_20cm` flight up its lane: floor for z < 3, then 8 risers of
     // 0.20 m on 0.28 m treads, then the landing at 1.6 m (a riser counts from 10 µm before
     // its line, as the course's stairs do).
@@ -169,17 +185,7 @@ fn the_posture_stage_fits_the_stride_to_a_flights_treads() {
         Default::default(),
     );
     let mut tilt = PelvisTilt::new(TiltConfig::default());
-    let input = TiltInput {
-        world: &world,
-        filter: QueryFilter::GROUND,
-        root_world: root,
-        facing_yaw_rad: 0.0,
-        pelvis_model: Vec3::Y * 0.95,
-        feet_world: [root + Vec3::Z * 0.15, root - Vec3::Z * 0.15],
-        grounded: true,
-        aiming: false,
-        dt_s: 1.0 / 60.0,
-    };
+    let input = standing_tilt_input(&world, root);
     let source = crate::tilt::NormalSourceChoice::Ground;
     for _ in 0..60 {
         posture.tilt_output = Some(tilt.update(&input, &source));
@@ -223,7 +229,7 @@ fn a_stride_too_long_for_the_legs_on_a_steep_ramp_is_shortened() {
     // step at scale 1) then steps 0.58 m and drops 0.49 m a step, within its 0.85 m; a
     // stride of 1.216 m (Quaternius' walk, on legs 0.65 of the mannequin's: 0.55 m) would
     // step 0.81 m and drop 0.68 m, so it is played faster until a step drops 0.55 m.
-    use crate::tilt::{PelvisTilt, TiltConfig, TiltInput};
+    use crate::tilt::{PelvisTilt, TiltConfig};
     let grade = 40f32.to_radians().tan();
     let world =
         HeightWorld::new(move |_, z| Some((-grade * z, Vec3::new(0.0, 1.0, grade).normalize())));
@@ -237,17 +243,7 @@ fn a_stride_too_long_for_the_legs_on_a_steep_ramp_is_shortened() {
             Default::default(),
         );
         let mut tilt = PelvisTilt::new(config);
-        let input = TiltInput {
-            world: &world,
-            filter: QueryFilter::GROUND,
-            root_world: root,
-            facing_yaw_rad: 0.0,
-            pelvis_model: Vec3::Y * 0.95,
-            feet_world: [root + Vec3::Z * 0.15, root - Vec3::Z * 0.15],
-            grounded: true,
-            aiming: false,
-            dt_s: 1.0 / 60.0,
-        };
+        let input = standing_tilt_input(&world, root);
         let source = crate::tilt::NormalSourceChoice::Ground;
         let mut scale = 1.0;
         for _ in 0..120 {

@@ -610,7 +610,7 @@ mod tests {
     }
 
     #[test]
-    fn a_foot_the_hip_has_left_out_of_reach_is_let_go_as_a_step() {
+    fn a_foot_the_hip_has_left_out_of_reach_is_let_go_as_a_step_and_planted_where_it_ends() {
         // Mid-stance, the pelvis would have to come down more than the limit for the leg
         // to reach the held foot: it steps after the body (lifted on the way) instead.
         let config = LockConfig::default();
@@ -628,25 +628,9 @@ mod tests {
         lock.update_with(&config, &input(config.max_reach_drop_m * 1.1));
         assert_eq!(lock.last_release, Some(Release::OutOfReach));
         assert!(lock.stepping().is_some(), "a step, not a slide");
-    }
-
-    #[test]
-    fn a_step_onto_a_planted_curve_locks_on_the_tick_it_comes_down() {
-        // Let go as a step mid-stance: on the tick its glide ends the curve still says
-        // planted, and the foot is locked where it came down, not a tick later (hovering
-        // at the end of its arc for that tick: Quaternius' runs floated 5 mm there).
-        let config = LockConfig::default();
-        let mut lock = FootLock::default();
-        let input = |reach_drop_m: f32| LockInput {
-            animated_xz: Vec2::new(0.1, 0.0),
-            contact: 1.0,
-            reach_drop_m,
-            dt_s: DT,
-            ..LockInput::default()
-        };
-        lock.update_with(&config, &input(0.0));
-        lock.update_with(&config, &input(config.max_reach_drop_m * 1.1));
-        assert!(lock.stepping().is_some());
+        // On the tick the step's glide ends the curve still says planted, and the foot is
+        // locked where it came down, not a tick later (hovering at the end of its arc for
+        // that tick: Quaternius' runs floated 5 mm there).
         let mut ticks = 0;
         while lock.stepping().is_some() {
             let at = lock.update_with(&config, &input(0.0));
@@ -657,10 +641,9 @@ mod tests {
                 assert_eq!(lock.locked_xz(), Some(at));
             }
         }
-        // And it holds there.
         let held = lock.locked_xz();
         lock.update_with(&config, &input(0.0));
-        assert_eq!(lock.locked_xz(), held);
+        assert_eq!(lock.locked_xz(), held, "and it holds there");
     }
 
     #[test]
