@@ -64,10 +64,7 @@ pub struct GroundFrameConfig {
     /// course's 2–5 cm pebbles, below any stair riser.
     pub step_min_height_m: f32,
     /// Largest riser (m), as a fraction of the pelvis height; a bigger drop is a ledge, not
-    /// a step. Default 0.55 (52 cm for a 0.95 m pelvis, above the capsule's 0.4 m step).
-    /// The pelvis joint of a small rig may sit low (Quaternius' is 0.39 m up, under its
-    /// hips): at 0.35 its 15 and 20 cm flights were ledges, and its stride never fitted
-    /// their treads (it went up three and four treads a step, reaching for the next).
+    /// a step. Default 0.35 (33 cm for a 0.95 m pelvis).
     pub step_max_height_fraction: f32,
     /// The stairs probe covers ± this distance (m) along the facing around the pelvis.
     /// Default 0.6.
@@ -86,7 +83,7 @@ impl Default for GroundFrameConfig {
             airborne_drop_fraction: 0.3,
             narrow_edge_angle_rad: 15f32.to_radians(),
             step_min_height_m: 0.07,
-            step_max_height_fraction: 0.55,
+            step_max_height_fraction: 0.35,
             stairs_probe_half_length_m: 0.6,
             stairs_probe_samples: 9,
             stairs_refine_iterations: 5,
