@@ -92,6 +92,7 @@ impl CharacterSettings {
 
         let g = &mut s.tilt.ground;
         g.step_min_height_m *= length;
+        g.step_max_height_min_m *= length;
         g.stairs_probe_half_length_m *= length;
         s.tilt.slope_speed.max_step_rise_m *= length;
 

@@ -18,7 +18,10 @@
 //!    probe of rays along the facing through the pelvis looks for risers between
 //!    neighbouring samples; the first and last riser are located by bisection, and the
 //!    pelvis pitches with the line through their **nosings** (the top edges of the
-//!    risers) — the flight, not each riser. Needs at least two risers stepping the same way.
+//!    risers) — the flight, not each riser. Needs at least two risers stepping the same way,
+//!    each no taller than [`GroundFrameConfig::step_max_height_fraction`] × pelvis height or
+//!    [`GroundFrameConfig::step_max_height_min_m`], whichever is more; the probe's rays
+//!    reach at least 2.2 such risers above and below the feet.
 //! 3. [`FrameCase::NarrowEdge`] (TILT-8): the left and right normals differ by more than
 //!    [`GroundFrameConfig::narrow_edge_angle_rad`], or a foot ray finds no walkable ground
 //!    within the exit distance while the centre does (a box-topped beam or a ledge side:
@@ -66,6 +69,12 @@ pub struct GroundFrameConfig {
     /// Largest riser (m), as a fraction of the pelvis height; a bigger drop is a ledge, not
     /// a step. Default 0.35 (33 cm for a 0.95 m pelvis).
     pub step_max_height_fraction: f32,
+    /// Risers up to this height (m) are steps whatever the pelvis height: a pelvis that
+    /// sits low for its legs (a crouch, a rig whose pelvis joint is under its hips, as
+    /// Quaternius' is, 0.33–0.47 m up over a walk on 0.53 m legs) still reads a flight,
+    /// rather than a flight whose risers are steps on one tick and ledges on the next.
+    /// Default 0.35, scaled with the legs.
+    pub step_max_height_min_m: f32,
     /// The stairs probe covers ± this distance (m) along the facing around the pelvis.
     /// Default 0.6.
     pub stairs_probe_half_length_m: f32,
@@ -84,6 +93,7 @@ impl Default for GroundFrameConfig {
             narrow_edge_angle_rad: 15f32.to_radians(),
             step_min_height_m: 0.07,
             step_max_height_fraction: 0.35,
+            step_max_height_min_m: 0.35,
             stairs_probe_half_length_m: 0.6,
             stairs_probe_samples: 9,
             stairs_refine_iterations: 5,
@@ -125,6 +135,7 @@ impl GroundFrameConfig {
                 d.step_max_height_fraction,
                 10.0,
             ),
+            step_max_height_min_m: fix(self.step_max_height_min_m, d.step_max_height_min_m, 10.0),
             stairs_probe_half_length_m: fix(
                 self.stairs_probe_half_length_m,
                 d.stairs_probe_half_length_m,
@@ -354,6 +365,7 @@ struct Sample {
 }
 
 /// Ray geometry shared by every ray of one tick.
+#[derive(Clone, Copy)]
 struct Caster<'a> {
     world: &'a dyn SpatialQueries,
     filter: QueryFilter,
@@ -541,7 +553,18 @@ fn probe_flight(
     if spacing <= 1e-4 {
         return (0, None);
     }
-    let step_max_m = config.step_max_height_fraction * query.pelvis_height_m;
+    let step_max_m =
+        (config.step_max_height_fraction * query.pelvis_height_m).max(config.step_max_height_min_m);
+    // The probe sees at least two of the largest risers above and below the feet, so a
+    // pelvis that sits low for its legs still finds the treads up and down ahead.
+    let reach_m = 2.2 * step_max_m;
+    let top_y = caster.top_y.max(query.root_world.y + reach_m);
+    let bottom_y = (caster.top_y - caster.length_m).min(query.root_world.y - reach_m);
+    let caster = &Caster {
+        top_y,
+        length_m: top_y - bottom_y,
+        ..*caster
+    };
     let along = |s: f32| query.pelvis_world + forward * s;
     let offset = |j: usize| -half + j as f32 * spacing;
 

@@ -171,6 +171,52 @@ fn stairs_fit_the_line_through_the_nosings() {
 }
 
 #[test]
+fn a_small_character_with_a_low_pelvis_sees_a_flight_of_tall_risers_both_ways() {
+    // Quaternius' pelvis joint bobs 0.33–0.47 m up over its walk (under its hips, on
+    // 0.53 m legs: 0.65 of the mannequin's), leading its feet; the course's risers are
+    // 20 cm. Up and down, on every tick the flight is one, not ledges on the ticks the
+    // pelvis is low, nor lost where the rays stop short of the tread below.
+    let course = Course::default_course();
+    let world = AnalyticWorld::new(&course);
+    let section = course.section("stairs_20cm").unwrap();
+    let size = 0.65;
+    let defaults = GroundFrameConfig::default();
+    let config = GroundFrameConfig {
+        step_min_height_m: defaults.step_min_height_m * size,
+        step_max_height_min_m: defaults.step_max_height_min_m * size,
+        stairs_probe_half_length_m: defaults.stairs_probe_half_length_m * size,
+        ..defaults
+    };
+    let slope = 0.20 / 0.28;
+    for (yaw, expected) in [(0.0f32, slope), (std::f32::consts::PI, -slope)] {
+        let forward = Vec3::new(yaw.sin(), 0.0, yaw.cos());
+        for pelvis_height_m in [0.33f32, 0.39, 0.47] {
+            for z in [3.5f32, 3.7, 3.9, 4.1, 4.25, 4.5, 4.7, 4.9] {
+                let x = section.spawn_world.x;
+                let root = Vec3::new(x, course.ground_height(x, z).unwrap(), z);
+                let query = FrameQuery {
+                    world: &world,
+                    filter: QueryFilter::GROUND,
+                    root_world: root,
+                    facing_yaw_rad: yaw,
+                    pelvis_world: root + forward * 0.15 + Vec3::Y * pelvis_height_m,
+                    pelvis_height_m,
+                    feet_world: [root + forward * 0.3, root - forward * 0.3],
+                    stairs_hint: true,
+                    config: &config,
+                };
+                let mut frame = GroundFrame::EMPTY;
+                sample_ground_frame(&query, &mut frame);
+                let at = format!("yaw {yaw} pelvis {pelvis_height_m} z {z}");
+                assert_eq!(frame.case, FrameCase::Stairs, "{at}");
+                let flight = frame.flight.unwrap();
+                assert!((flight.slope - expected).abs() < 0.02, "{at}: {flight:?}");
+            }
+        }
+    }
+}
+
+#[test]
 fn ramps_and_a_single_step_are_not_stairs() {
     let course = Course::default_course();
     let world = AnalyticWorld::new(&course);
@@ -254,6 +300,7 @@ fn bad_input_gives_an_invalid_frame_without_rays() {
         narrow_edge_angle_rad: f32::INFINITY,
         step_min_height_m: f32::NAN,
         step_max_height_fraction: 1e9,
+        step_max_height_min_m: f32::NAN,
         stairs_probe_half_length_m: f32::NEG_INFINITY,
         stairs_probe_samples: 1000,
         stairs_refine_iterations: 1000,
@@ -263,6 +310,7 @@ fn bad_input_gives_an_invalid_frame_without_rays() {
     assert_eq!(sane.stairs_refine_iterations, MAX_REFINE_ITERATIONS as u32);
     assert_eq!(sane.airborne_drop_fraction, 0.0);
     assert_eq!(sane.ray_reach_below_feet_fraction, 0.6);
+    assert_eq!(sane.step_max_height_min_m, 0.35);
     let mut frame = GroundFrame::EMPTY;
     sample_ground_frame(
         &FrameQuery {
