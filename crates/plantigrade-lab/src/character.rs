@@ -566,8 +566,19 @@ mod tests {
 
     /// `names` run by `actor` at 60 Hz, predictive foot IK only.
     fn predictive_runs(names: &[String], course: &Course, actor: &Actor) -> Vec<ScenarioResult> {
+        predictive_runs_from(names, course, actor, 0.0)
+    }
+
+    /// [`predictive_runs`] from `start_offset_m` along each scenario's path.
+    fn predictive_runs_from(
+        names: &[String],
+        course: &Course,
+        actor: &Actor,
+        start_offset_m: f32,
+    ) -> Vec<ScenarioResult> {
         let options = RunOptions {
             modes: vec![FootIkMode::Predictive],
+            start_offset_m,
             ..RunOptions::default()
         };
         run_all(names, course, actor, 60.0, &options).unwrap()
@@ -841,6 +852,39 @@ mod tests {
         let run = &predictive_runs(&names, &course, &actor)[0];
         let float_p95_mm = run.metrics.foot.float_p95_mm;
         assert!(float_p95_mm < 2.0, "float p95 {float_p95_mm} mm");
+    }
+
+    /// Quaternius stands wider than the beams (its feet 0.33 m either side of its line):
+    /// from this start its landing moves past the end of the platform onto the beam only
+    /// in the last two or three ticks of a swing. Its foot was brought in toward the beam
+    /// too slowly to be there by touch-down, and stayed locked where it had got to, at the
+    /// beam's height beside it, 0.5 m over the floor (float p95 500 mm).
+    #[test]
+    fn quaternius_steps_from_the_platform_onto_the_beams_with_its_feet_on_them() {
+        let Some(file) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")
+        else {
+            return;
+        };
+        let roles = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/characters/quaternius.roles.ron");
+        let actor = load_actor(&CharacterFiles {
+            file,
+            roles: Some(roles),
+            ..Default::default()
+        })
+        .unwrap();
+        let course = Course::default_course();
+        let names: Vec<String> = ["beam_walk", "beam_narrow_walk", "beam_inclined_walk"]
+            .map(String::from)
+            .into();
+        let theirs = predictive_runs_from(&names, &course, &actor, 0.1);
+        let ours = predictive_runs_from(&names, &course, &Actor::mannequin().unwrap(), 0.1);
+        let rows = judge(&theirs, &ours, actor.scale);
+        assert!(
+            rows.iter().all(CharacterRow::pass),
+            "{:?}",
+            failures(&actor, &rows)
+        );
     }
 
     /// Issue 22 item 1: the built-in set authored on each shared rig (ignoring its own

@@ -564,7 +564,15 @@ impl FootIk {
             let raw_contact = update_contact(state, contact_curve, ankle_anim_world, tick, &config);
             let mut result = results[i];
             if result.ran && config.mode == FootIkMode::Predictive {
-                narrow_support(state, &mut result, input, tick.facing, tick.dt_s, &config);
+                narrow_support(
+                    state,
+                    &mut result,
+                    input,
+                    input.landing_in_s[i],
+                    tick.facing,
+                    tick.dt_s,
+                    &config,
+                );
             }
             let foot = FootTick {
                 anim,

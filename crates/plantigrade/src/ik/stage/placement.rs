@@ -794,6 +794,10 @@ pub(super) const OFF_SUPPORT_DROP_M: f32 = 0.3;
 /// ...and on a narrow support the foot comes in to this far from the body's line (m).
 const NARROW_OFFSET_M: f32 = 0.02;
 
+/// ...and a foot brought in stays in while it is down and for the last this much (s) of
+/// its swing.
+const NARROW_KEPT_BEFORE_LANDING_S: f32 = 0.15;
+
 /// Narrow supports (a beam narrower than the stance): when the probes find the landing far
 /// below the body's ground while the body's line at the landing is on it, the foot is
 /// brought in toward that line ([`NarrowSupport::shift_world`]) until its probes find the support,
@@ -804,6 +808,7 @@ pub(super) fn narrow_support(
     state: &mut FootState,
     result: &mut FootProbeResult,
     input: &FootIkInput,
+    landing_in_s: f32,
     facing: Quat,
     dt_s: f32,
     config: &FootIkConfig,
@@ -812,12 +817,19 @@ pub(super) fn narrow_support(
     let off = |hit: Option<RayHit>| hit.is_none_or(|h| h.point.y < support_y);
     let on = |hit: Option<RayHit>| hit.is_some_and(|h| h.point.y >= support_y);
     let landing_low = input.grounded && off(result.heel) && off(result.toe);
+    let landing_soon = state.contact > 0.0
+        || (landing_in_s.is_finite() && landing_in_s < NARROW_KEPT_BEFORE_LANDING_S);
     match result.support_check {
         Some(check) if !state.narrow.active && landing_low && on(check) => {
             state.narrow.active = true;
             state.narrow.support = check;
         }
-        Some(check) if state.narrow.active && on(check) => state.narrow.active = false,
+        // Not in the last moments of a swing: a landing moving to and fro across the end
+        // of a platform would undo the shift and need it again too late to be in by
+        // touch-down.
+        Some(check) if state.narrow.active && on(check) && !landing_soon => {
+            state.narrow.active = false;
+        }
         _ => {}
     }
     if !input.grounded {
@@ -842,8 +854,14 @@ pub(super) fn narrow_support(
         } else {
             Vec2::ZERO
         };
-        let rate = damp_share(config.swing_smoothing_per_s, dt_s);
-        state.narrow.shift_world += (target - state.narrow.shift_world) * rate;
+        // In by touch-down, at an even pace over the ticks left: found late (the landing
+        // past the end of a platform only in the last ticks of the swing), the foot was
+        // otherwise locked where the shift had got to, in the air beside the beam.
+        let mut share = damp_share(config.swing_smoothing_per_s, dt_s);
+        if landing_in_s.is_finite() && landing_in_s > 0.0 {
+            share = share.max((dt_s / landing_in_s).min(1.0));
+        }
+        state.narrow.shift_world += (target - state.narrow.shift_world) * share;
     }
     // Off the support while still being brought in: not ground to stand on. The foot
     // keeps to the support's height, found on the body's line, meanwhile.
