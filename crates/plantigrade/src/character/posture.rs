@@ -206,6 +206,7 @@ impl Posture {
                     stride.scale_now,
                     flight_scale,
                     tread_m,
+                    flight.slope.abs() * tread_m,
                     config,
                 )?;
                 Some(whole_treads / flight_scale)
