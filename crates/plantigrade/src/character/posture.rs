@@ -206,7 +206,6 @@ impl Posture {
                     stride.scale_now,
                     flight_scale,
                     tread_m,
-                    flight.slope.abs() * tread_m,
                     config,
                 )?;
                 Some(whole_treads / flight_scale)

@@ -41,9 +41,8 @@ pub struct SlopeSpeedConfig {
     /// Largest scale on a flight with [`Self::whole_treads`]. Default 2.0: a walk at 1.75
     /// m/s takes two 0.28 m treads a step at about 3 steps a second.
     pub flight_max_scale: f32,
-    /// The most a step may climb or descend on a slope or a flight (m): a stride that would
-    /// take more is played faster, up to `flight_max_scale` in all (on a flight, up to
-    /// 1.5 × that, for whole treads). Default 0.85; scaled with the rig.
+    /// The most a step may climb or descend on a slope (m): a stride that would take more
+    /// is played faster, up to `flight_max_scale` in all. Default 0.85; scaled with the rig.
     pub max_step_rise_m: f32,
 }
 
@@ -120,21 +119,13 @@ pub fn slope_speed_scale(slope_angle_rad: f32, config: &SlopeSpeedConfig) -> f32
 /// `slope_scale`), at least one; clamped to the config's `min_scale..=flight_max_scale`.
 /// A stride a little off two treads otherwise walks its footfalls along the treads, a few
 /// centimetres a step, until one lands across a nosing and is moved a tread.
-///
-/// No more treads than climb or descend [`SlopeSpeedConfig::max_step_rise_m`] on risers
-/// `riser_m` high (within 5 %: KayKit's limit is 0.39 m, and it takes two 20 cm risers a
-/// step), played up to [`FLIGHT_RISE_SCALE_SHARE`] × `flight_max_scale` for it.
-/// Quaternius' walk steps 1.2 m on 0.53 m legs: three 20 cm risers a step, 0.6 m, and
-/// the foot left behind was out of reach before the one ahead came down.
-///
 /// `None` with [`SlopeSpeedConfig::whole_treads`] off or an input that is not a positive
-/// finite length or scale (a riser of 0 sets no limit).
+/// finite length or scale.
 pub fn flight_stride_scale(
     step_now_m: f32,
     scale_now: f32,
     slope_scale: f32,
     tread_m: f32,
-    riser_m: f32,
     config: &SlopeSpeedConfig,
 ) -> Option<f32> {
     let config = config.sanitized();
@@ -149,29 +140,9 @@ pub fn flight_stride_scale(
     }
     let step_at_slope_m = step_now_m * scale_now / slope_scale;
     let treads = (step_at_slope_m / tread_m).round().max(1.0);
-    let within_reach = if riser_m.is_finite() && riser_m > 0.0 {
-        (FLIGHT_RISE_TOLERANCE * config.max_step_rise_m / riser_m)
-            .floor()
-            .max(1.0)
-    } else {
-        f32::INFINITY
-    };
-    let max_scale = if treads > within_reach {
-        FLIGHT_RISE_SCALE_SHARE * config.flight_max_scale
-    } else {
-        config.flight_max_scale
-    };
-    let scale = scale_now * step_now_m / (treads.min(within_reach) * tread_m);
-    usable(scale).then(|| scale.clamp(config.min_scale, max_scale))
+    let scale = scale_now * step_now_m / (treads * tread_m);
+    usable(scale).then(|| scale.clamp(config.min_scale, config.flight_max_scale))
 }
-
-/// A step on a flight rising within this share of [`SlopeSpeedConfig::max_step_rise_m`] is
-/// within it...
-const FLIGHT_RISE_TOLERANCE: f32 = 1.05;
-/// ...and one shortened to keep within it plays up to this many times
-/// [`SlopeSpeedConfig::flight_max_scale`]: Quaternius' walk takes two 20 cm treads a step
-/// at 2.17 (it plays at 0.58 of the clip's own rate on the level, so 1.26 of it there).
-pub const FLIGHT_RISE_SCALE_SHARE: f32 = 1.5;
 
 /// Signed grade angle (rad) of the ground with `normal_world` along the horizontal part of
 /// `direction_world`: positive when the ground rises that way. `None` for a non-finite or
@@ -215,53 +186,25 @@ mod tests {
         let config = SlopeSpeedConfig::default();
         // A walk stepping 0.875 m at scale 1 on 0.28 m treads: the slope rule's 1.5 gives
         // 0.58 m, nearest two treads, so the scale that steps exactly 0.56 m.
-        let scale = flight_stride_scale(0.875, 1.0, 1.5, 0.28, 0.2, &config).unwrap();
+        let scale = flight_stride_scale(0.875, 1.0, 1.5, 0.28, &config).unwrap();
         assert!((0.875 / scale - 0.56).abs() < 1e-5, "{scale}");
         // Measured at that scale, it holds (the step is already two treads).
-        let again = flight_stride_scale(0.56, scale, 1.5, 0.28, 0.2, &config).unwrap();
+        let again = flight_stride_scale(0.56, scale, 1.5, 0.28, &config).unwrap();
         assert!((again - scale).abs() < 1e-5, "{again} vs {scale}");
         // A short step is at least one tread; the scale stays within its bounds.
-        let one = flight_stride_scale(0.2, 1.0, 1.0, 0.28, 0.2, &config).unwrap();
+        let one = flight_stride_scale(0.2, 1.0, 1.0, 0.28, &config).unwrap();
         assert!((0.2 / one - 0.28).abs() < 1e-5, "{one}");
-        let fast = flight_stride_scale(3.0, 1.0, 1.0, 0.28, 0.0, &config).unwrap();
+        let fast = flight_stride_scale(3.0, 1.0, 1.0, 0.28, &config).unwrap();
         assert!(fast <= config.flight_max_scale && fast >= config.min_scale);
-        // Quaternius' walk (1.216 m steps, legs 0.65 of the mannequin's): three 20 cm
-        // treads a step by the slope rule, 0.6 m, past its 0.55 m; two, at 2.17.
-        let small = SlopeSpeedConfig {
-            max_step_rise_m: config.max_step_rise_m * 0.65,
-            ..config
-        };
-        let two = flight_stride_scale(1.216, 1.0, 1.5, 0.28, 0.2, &small).unwrap();
-        assert!((1.216 / two - 0.56).abs() < 1e-4, "{two}");
-        assert!(two > small.flight_max_scale);
-        // Three 15 cm treads rise 0.45 m: within it, as the slope rule has them.
-        let three = flight_stride_scale(1.216, 1.0, 1.5, 0.28, 0.15, &small).unwrap();
-        assert!((1.216 / three - 0.84).abs() < 1e-4, "{three}");
-        // KayKit's 0.39 m takes two 20 cm risers (within 5 %); the mannequin's 0.85 m,
-        // four, so its two stay two.
-        let kaykit = SlopeSpeedConfig {
-            max_step_rise_m: 0.391,
-            ..config
-        };
-        let two = flight_stride_scale(0.6, 1.0, 1.0, 0.28, 0.2, &kaykit).unwrap();
-        assert!((0.6 / two - 0.56).abs() < 1e-4, "{two}");
-        // Never past 1.5 × flight_max_scale, even for one tread.
-        let one = flight_stride_scale(3.0, 1.0, 1.0, 0.28, 0.5, &small).unwrap();
-        assert!((one - FLIGHT_RISE_SCALE_SHARE * small.flight_max_scale).abs() < 1e-5);
         // Off, or fed garbage: no scale.
         let off = SlopeSpeedConfig {
             whole_treads: false,
             ..config
         };
-        assert_eq!(flight_stride_scale(0.875, 1.0, 1.5, 0.28, 0.2, &off), None);
+        assert_eq!(flight_stride_scale(0.875, 1.0, 1.5, 0.28, &off), None);
         for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
-            assert_eq!(flight_stride_scale(bad, 1.0, 1.5, 0.28, 0.2, &config), None);
-            assert_eq!(flight_stride_scale(0.8, 1.0, 1.5, bad, 0.2, &config), None);
-            // A bad riser sets no limit.
-            assert_eq!(
-                flight_stride_scale(0.875, 1.0, 1.5, 0.28, bad, &config),
-                flight_stride_scale(0.875, 1.0, 1.5, 0.28, 0.2, &config)
-            );
+            assert_eq!(flight_stride_scale(bad, 1.0, 1.5, 0.28, &config), None);
+            assert_eq!(flight_stride_scale(0.8, 1.0, 1.5, bad, &config), None);
         }
     }
 
