@@ -854,6 +854,34 @@ mod tests {
         assert!(float_p95_mm < 2.0, "float p95 {float_p95_mm} mm");
     }
 
+    /// Quaternius' pelvis joint sits under its hips, 0.33–0.47 m up over its walk: with
+    /// risers over 0.35 of that height taken for ledges, its 15 and 20 cm flights were
+    /// never a flight to it, its stride never fitted their treads, and walking up the 15 cm
+    /// one it went from the floor to the top landing in one step, a foot landing out of
+    /// reach and catching up 5 cm onto its tread (planted drift 7.1 mm). Up and down both
+    /// flights, walking and running, it meets issue 17's bar.
+    #[test]
+    fn quaternius_meets_the_bar_up_and_down_the_flights() {
+        let Some(file) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")
+        else {
+            return;
+        };
+        let roles = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/characters/quaternius.roles.ron");
+        let actor = load_actor(&CharacterFiles {
+            file,
+            roles: Some(roles),
+            ..Default::default()
+        })
+        .unwrap();
+        let names: Vec<String> = crate::scenarios::terrain_scenarios()
+            .into_iter()
+            .filter(|n| crate::scenarios::is_flight(n))
+            .collect();
+        assert_eq!(names.len(), 8);
+        assert_meets_the_bar(&actor, &names);
+    }
+
     /// Quaternius stands wider than the beams (its feet 0.33 m either side of its line):
     /// from this start its landing moves past the end of the platform onto the beam only
     /// in the last two or three ticks of a swing. Its foot was brought in toward the beam
