@@ -913,6 +913,31 @@ mod tests {
             "{:?}",
             failures(&actor, &rows)
         );
+        // Nor does a foot dip below the 0.25 m beam's top beside it (z 3–9). Leaving the
+        // beam for the far platform, the foot swinging out again took the floor under it
+        // as its ground and went 19 cm below the top.
+        let world = plantigrade_rapier::RapierWorld::from_course(&course).unwrap();
+        let beam = crate::scenarios::SCENARIOS
+            .iter()
+            .find(|s| s.name == "beam_walk")
+            .unwrap();
+        let setup =
+            crate::scenarios::Setup::new(FootIkMode::Predictive, crate::scenarios::TiltMode::On);
+        let (_, trace) =
+            crate::scenarios::run_scenario(beam, &course, &world, &actor, 60.0, setup).unwrap();
+        let beam_x = course.section("beam").unwrap().spawn_world.x;
+        let mut beside = 0;
+        for s in &trace.samples {
+            for f in &s.feet {
+                for p in [f.heel_world, f.ball_world] {
+                    if (p.x - beam_x).abs() > 0.125 && (3.0..9.0).contains(&p.z) {
+                        beside += 1;
+                        assert!(p.y > 0.48, "t {}: a sole at {p} beside the beam", s.time_s);
+                    }
+                }
+            }
+        }
+        assert!(beside > 20, "{beside} sole points beside the beam");
     }
 
     /// Issue 22 item 1: the built-in set authored on each shared rig (ignoring its own

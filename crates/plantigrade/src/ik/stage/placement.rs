@@ -794,6 +794,9 @@ pub(super) const OFF_SUPPORT_DROP_M: f32 = 0.3;
 /// ...and on a narrow support the foot comes in to this far from the body's line (m).
 const NARROW_OFFSET_M: f32 = 0.02;
 
+/// A narrow support's shift shorter than this (m) is gone.
+const SHIFT_GONE_M: f32 = 0.001;
+
 /// ...and a foot brought in stays in while it is down and for the last this much (s) of
 /// its swing.
 const NARROW_KEPT_BEFORE_LANDING_S: f32 = 0.15;
@@ -834,10 +837,12 @@ pub(super) fn narrow_support(
     }
     if !input.grounded {
         state.narrow.active = false;
-    }
-    if !state.narrow.active {
         state.narrow.support = None;
-    } else if !landing_low && on(result.heel) {
+    }
+    // The support is kept while the shift goes as well as while it comes (below).
+    if !state.narrow.active && state.narrow.shift_world.length() < SHIFT_GONE_M {
+        state.narrow.support = None;
+    } else if state.narrow.active && !landing_low && on(result.heel) {
         state.narrow.support = result.heel;
     }
     state.narrow.landing_low = landing_low;
@@ -885,9 +890,10 @@ pub(super) fn narrow_support(
         result.edge_fraction = None;
     }
     // Nor is the floor beside the support under a foot still swinging in from where it
-    // stood (off a wide end onto the beam): it keeps to the support's height, not
-    // dipping toward the floor and back (22–25 cm knee pops).
-    if let (true, Some(support)) = (state.narrow.active, state.narrow.support) {
+    // stood (off a wide end onto the beam), or out again toward the far end: it keeps to
+    // the support's height, not dipping toward the floor and back (22–25 cm knee pops;
+    // Quaternius' foot leaving the beam for the far platform went 19 cm below its top).
+    if let Some(support) = state.narrow.support {
         for here in [&mut result.heel_here, &mut result.toe_here] {
             if let Some(h) = here.filter(|h| !on(Some(*h))) {
                 *here = Some(RayHit {
