@@ -854,6 +854,22 @@ mod tests {
         assert!(float_p95_mm < 2.0, "float p95 {float_p95_mm} mm");
     }
 
+    /// Quaternius with its own clips through the example role map, as `run --character`
+    /// builds it; `None` (the reason printed) without the shared assets.
+    fn quaternius_with_its_roles() -> Option<Actor> {
+        let file = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")?;
+        let roles = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../examples/characters/quaternius.roles.ron");
+        Some(
+            load_actor(&CharacterFiles {
+                file,
+                roles: Some(roles),
+                ..Default::default()
+            })
+            .unwrap(),
+        )
+    }
+
     /// Quaternius' pelvis joint sits under its hips, 0.33–0.47 m up over its walk: with
     /// risers over 0.35 of that height taken for ledges, its 15 and 20 cm flights were
     /// never a flight to it, its stride never fitted their treads, and walking up the 15 cm
@@ -862,18 +878,9 @@ mod tests {
     /// flights, walking and running, it meets issue 17's bar.
     #[test]
     fn quaternius_meets_the_bar_up_and_down_the_flights() {
-        let Some(file) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")
-        else {
+        let Some(actor) = quaternius_with_its_roles() else {
             return;
         };
-        let roles = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/characters/quaternius.roles.ron");
-        let actor = load_actor(&CharacterFiles {
-            file,
-            roles: Some(roles),
-            ..Default::default()
-        })
-        .unwrap();
         let names: Vec<String> = crate::scenarios::terrain_scenarios()
             .into_iter()
             .filter(|n| crate::scenarios::is_flight(n))
@@ -889,18 +896,9 @@ mod tests {
     /// beam's height beside it, 0.5 m over the floor (float p95 500 mm).
     #[test]
     fn quaternius_steps_from_the_platform_onto_the_beams_with_its_feet_on_them() {
-        let Some(file) = plantigrade_test_assets::require("Quaternius_Platformer_Character.glb")
-        else {
+        let Some(actor) = quaternius_with_its_roles() else {
             return;
         };
-        let roles = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../../examples/characters/quaternius.roles.ron");
-        let actor = load_actor(&CharacterFiles {
-            file,
-            roles: Some(roles),
-            ..Default::default()
-        })
-        .unwrap();
         let course = Course::default_course();
         let names: Vec<String> = ["beam_walk", "beam_narrow_walk", "beam_inclined_walk"]
             .map(String::from)
