@@ -245,6 +245,17 @@ impl FootLock {
         *self = FootLock::default();
     }
 
+    /// Locks the foot at `at` facing `facing_yaw_rad`, ending any release; `touch_lock`
+    /// when it touched down before its curve said planted.
+    fn plant(&mut self, at: Vec2, facing_yaw_rad: f32, touch_lock: bool) {
+        self.release_left = 0.0;
+        self.step_landing_xz = None;
+        self.locked = Some((at, facing_yaw_rad));
+        self.touch_lock = touch_lock;
+        self.lifted = false;
+        self.nudged = Vec2::ZERO;
+    }
+
     /// One tick: given the animated ankle xz (world) and contact weight, returns the ankle
     /// xz to aim for. Locks on a contact rising through the threshold while grounded.
     pub fn update(
@@ -368,13 +379,8 @@ impl FootLock {
                 // Lock where the foot is now, or where its step came down.
                 let at = self
                     .step_landing_xz
-                    .take()
                     .unwrap_or(animated_xz + self.release_offset_xz());
-                self.release_left = 0.0;
-                self.locked = Some((at, facing_yaw_rad));
-                self.touch_lock = !planted;
-                self.lifted = false;
-                self.nudged = Vec2::ZERO;
+                self.plant(at, facing_yaw_rad, !planted);
                 return at;
             }
         }
@@ -400,11 +406,7 @@ impl FootLock {
             // A step that comes down this tick onto a foot the curve has planted plants
             // now: a tick later, the foot hovered at the end of its arc for that tick.
             if self.release_left <= 0.0 && self.release_is_step && planted {
-                self.locked = Some((at, facing_yaw_rad));
-                self.touch_lock = false;
-                self.lifted = false;
-                self.nudged = Vec2::ZERO;
-                self.step_landing_xz = None;
+                self.plant(at, facing_yaw_rad, false);
             }
             return at;
         }
